@@ -1,0 +1,51 @@
+import type { Http } from '../server.ts';
+import type { Services } from '../../app.ts';
+import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from '../schemas/customers.ts';
+import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { ms, pageOf } from './paging.ts';
+
+export function customerRoutes(api: Http, { customers }: Services): void {
+  const tags = ['Customers'];
+  const params = IdParam('customerId', 'Customer');
+  api.post('/customers', {
+    config: { permission: 'MANAGE' },
+    schema: { tags, summary: 'Create a customer and its internal accounts', body: CustomerCreate, response: { 201: Customer, ...errors(400, 401, 403, 409) } },
+    handler: async (req, reply) => reply.status(201).send(await customers.create(req.principal, req.body)),
+  });
+  api.get('/customers', {
+    config: { permission: 'VIEW' },
+    schema: { tags, summary: 'List customers (newest first)', querystring: CustomerListQuery, response: { 200: Paginated(Customer), ...errors(400, 401, 403) } },
+    handler: async (req) => {
+      const q = req.query;
+      return customers.list(
+        req.principal,
+        {
+          platformCustomerId: q.platformCustomerId,
+          customerType: q.customerType,
+          umaAddress: q.umaAddress,
+          createdAfter: ms(q.createdAfter),
+          createdBefore: ms(q.createdBefore),
+          updatedAfter: ms(q.updatedAfter),
+          updatedBefore: ms(q.updatedBefore),
+          isIncludingDeleted: q.isIncludingDeleted,
+        },
+        pageOf(q, 'desc'),
+      );
+    },
+  });
+  api.get('/customers/:customerId', {
+    config: { permission: 'VIEW' },
+    schema: { tags, summary: 'Get a customer', params, response: { 200: Customer, ...errors(401, 403, 404) } },
+    handler: async (req) => customers.get(req.principal, req.params.customerId),
+  });
+  api.patch('/customers/:customerId', {
+    config: { permission: 'MANAGE' },
+    schema: { tags, summary: 'Update a customer', params, body: CustomerUpdate, response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 410) } },
+    handler: async (req) => customers.update(req.principal, req.params.customerId, req.body),
+  });
+  api.delete('/customers/:customerId', {
+    config: { permission: 'MANAGE' },
+    schema: { tags, summary: 'Delete a customer (kept for the record, hidden from lists)', params, response: { 200: Customer, ...errors(401, 403, 404, 410) } },
+    handler: async (req) => customers.remove(req.principal, req.params.customerId),
+  });
+}

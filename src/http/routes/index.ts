@@ -1,0 +1,11 @@
+import type { Http } from '../server.ts';
+import type { Services } from '../../app.ts';
+import { customerRoutes } from './customers.ts';
+import { internalAccountRoutes } from './internal-accounts.ts';
+import { tokenRoutes } from './tokens.ts';
+
+export function registerRoutes(api: Http, services: Services): void {
+  tokenRoutes(api, services);
+  customerRoutes(api, services);
+  internalAccountRoutes(api, services);
+}

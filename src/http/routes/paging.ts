@@ -1,0 +1,10 @@
+import type { PageRequest, SortOrder } from '../../store/paging.ts';
+
+export function pageOf(query: { limit?: number | undefined; cursor?: string | undefined }, order: SortOrder): PageRequest {
+  return { limit: query.limit ?? 20, cursor: query.cursor, order };
+}
+
+/** Query timestamps were already checked as RFC 3339 by the schema. */
+export function ms(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Date.parse(value);
+}

@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import { Address, CalendarDate, StringEnum, CountryCode, PageQuery, Timestamp } from './common.ts';
+
+export const CustomerType = StringEnum(['INDIVIDUAL', 'BUSINESS']);
+export const VerificationStatus = StringEnum(['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED']);
+
+export const BusinessInfo = Type.Object(
+  {
+    legalName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    doingBusinessAs: Type.Optional(Type.String({ maxLength: 255 })),
+    country: Type.Optional(CountryCode),
+    registrationNumber: Type.Optional(Type.String({ maxLength: 255 })),
+    incorporatedOn: Type.Optional(CalendarDate),
+    entityType: Type.Optional(StringEnum(['SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'OTHER'])),
+    taxId: Type.Optional(Type.String({ maxLength: 255 })),
+    countriesOfOperation: Type.Optional(Type.Array(CountryCode)),
+    businessType: Type.Optional(Type.String({ maxLength: 64 })),
+    purposeOfAccount: Type.Optional(Type.String({ maxLength: 64 })),
+    sourceOfFunds: Type.Optional(Type.String({ maxLength: 1000 })),
+    expectedMonthlyTransactionCount: Type.Optional(Type.String({ maxLength: 64 })),
+    expectedMonthlyTransactionVolume: Type.Optional(Type.String({ maxLength: 64 })),
+    expectedRecipientJurisdictions: Type.Optional(Type.Array(CountryCode)),
+  },
+  { additionalProperties: false },
+);
+
+const profileFields = {
+  umaAddress: Type.Optional(Type.String({ minLength: 3, maxLength: 255 })),
+  fullName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  birthDate: Type.Optional(CalendarDate),
+  nationality: Type.Optional(CountryCode),
+  address: Type.Optional(Address),
+  businessInfo: Type.Optional(BusinessInfo),
+};
+
+export const CustomerCreate = Type.Object({
+  customerType: CustomerType,
+  platformCustomerId: Type.String({ minLength: 1, maxLength: 255 }),
+  ...profileFields,
+});
+
+export const CustomerUpdate = Type.Object({
+  customerType: CustomerType,
+  platformCustomerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  ...profileFields,
+});
+
+export const Customer = Type.Object(
+  {
+    id: Type.String(),
+    platformCustomerId: Type.String(),
+    customerType: CustomerType,
+    umaAddress: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    isDeleted: Type.Boolean(),
+    kycStatus: Type.Optional(VerificationStatus),
+    kybStatus: Type.Optional(VerificationStatus),
+    fullName: Type.Optional(Type.String()),
+    birthDate: Type.Optional(Type.String()),
+    nationality: Type.Optional(Type.String()),
+    address: Type.Optional(Address),
+    businessInfo: Type.Optional(BusinessInfo),
+    beneficialOwners: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomerListQuery = Type.Object({
+  ...PageQuery,
+  platformCustomerId: Type.Optional(Type.String()),
+  customerType: Type.Optional(CustomerType),
+  umaAddress: Type.Optional(Type.String()),
+  createdAfter: Type.Optional(Timestamp),
+  createdBefore: Type.Optional(Timestamp),
+  updatedAfter: Type.Optional(Timestamp),
+  updatedBefore: Type.Optional(Timestamp),
+  isIncludingDeleted: Type.Optional(Type.Boolean({ default: false })),
+});

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import sjson from 'secure-json-parse';
+import { AppError, type ErrorCode } from '../domain/errors.ts';
+import { makeAuthHook } from './auth.ts';
+import type { Services } from '../app.ts';
+import { registerRoutes } from './routes/index.ts';
+
+export const API_VERSION = '2025-10-13';
+export type Http = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+export interface HttpOptions {
+  logLevel: string;
+  bodyLimitBytes: number;
+  /** Check every response against its declared schema (tests turn this on so the OpenAPI document cannot drift). */
+  validateResponses: boolean;
+  /** Readiness: throws when the database cannot be reached. */
+  ready: () => Promise<void>;
+}
+
+function makeAjv(coerce: boolean): Ajv {
+  // Bodies are strict (a "100" string is not an amount); query strings and paths arrive as text and are coerced.
+  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+/** Turns an Ajv failure into the field path a caller can act on (`accountInfo.routingNumber`). */
+function fieldOf(error: ErrorObject, context: string | undefined): string {
+  const path = error.instancePath.split('/').filter(Boolean);
+  if (error.keyword === 'required') path.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
+  const field = path.join('.');
+  return field || (context === 'body' ? 'body' : context ?? 'request');
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'INVALID_INPUT',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+export function toErrorBody(err: FastifyError | AppError | Error): { status: number; code: string; message: string; details?: Record<string, unknown> } {
+  if (err instanceof AppError) {
+    return { status: err.status, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  }
+  const fe = err as FastifyError;
+  if (fe.validation && fe.validation.length > 0) {
+    const first = fe.validation[0] as ErrorObject;
+    const field = fieldOf(first, fe.validationContext);
+    const allowed = first.params && 'allowedValues' in first.params ? { allowedValues: first.params.allowedValues } : {};
+    return {
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: `${field} ${first.message ?? 'is invalid'}`,
+      details: { field, rule: first.keyword, location: fe.validationContext ?? 'body', ...allowed },
+    };
+  }
+  if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError) {
+    return { status: 400, code: 'INVALID_INPUT', message: 'Request body is not valid JSON', details: { field: 'body', rule: 'json' } };
+  }
+  const status = fe.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return { status, code: CODE_BY_STATUS[status] ?? 'INVALID_INPUT', message: fe.message };
+  }
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+}
+
+export async function buildHttp(services: Services, options: HttpOptions): Promise<Http> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      // Credentials never reach the logs, whatever a serializer later decides to include.
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.secret'], censor: '[redacted]' },
+    },
+    bodyLimit: options.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // Paths keep `:` `$` `@` raw or percent-encoded; find-my-way decodes both to the same value.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const bodyAjv = makeAjv(false);
+  const otherAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+
+  const responseAjv = makeAjv(false);
+  app.setSerializerCompiler(({ schema, url, method }) => {
+    const validate = options.validateResponses ? responseAjv.compile(schema) : undefined;
+    return (data) => {
+      if (validate && !validate(data)) {
+        throw new Error(`response of ${method} ${url} does not match its schema: ${responseAjv.errorsText(validate.errors)}`);
+      }
+      return JSON.stringify(data);
+    };
+  });
+
+  // Only JSON is accepted (multipart is added by the routes that take files); anything else is 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    // Official clients send POSTs such as execute with no body at all; an empty body is "no body".
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new AppError('INVALID_INPUT', 'Request body is not valid JSON', { field: 'body', rule: 'json' }), undefined);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const body = toErrorBody(err as Error);
+    if (body.status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: body.code, status: body.status }, 'request rejected');
+    reply.status(body.status).type('application/json').send(JSON.stringify(body));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => app.findRoute({ method: method as 'GET', url: path }) !== null);
+    const body =
+      allowed.length > 0
+        ? { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed on ${path}`, details: { allowed } }
+        : { status: 404, code: 'NOT_FOUND', message: `No route ${request.method} ${path}` };
+    if (allowed.length > 0) reply.header('allow', allowed.join(', '));
+    reply.status(body.status).type('application/json').send(JSON.stringify(body));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Payouts Service API',
+        version: API_VERSION,
+        description: 'Self-hosted payouts service. Authenticate with HTTP Basic: the token id and its client secret.',
+      },
+      servers: [{ url: `/${API_VERSION}` }],
+      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
+      security: [{ basicAuth: [] }],
+    },
+    transform: ({ schema, url }) => ({ schema: schema as any, url: url.replace(`/${API_VERSION}`, '') }),
+  });
+
+  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await options.ready();
+      return { status: 'ready' };
+    } catch {
+      return reply.status(503).send({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' });
+    }
+  });
+
+  const authenticate = makeAuthHook(services.tokens);
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', authenticate);
+      api.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+      registerRoutes(api as Http, services);
+    },
+    { prefix: `/${API_VERSION}` },
+  );
+
+  return app;
+}
+

@@ -1,0 +1,67 @@
+import { AppError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import type { Tx } from '../store/db.ts';
+import type { Scope } from '../services/context.ts';
+import { tracksBalance } from './accounts.ts';
+
+export interface Posting {
+  accountId: string;
+  currency: string;
+  /** Positive credits the account, negative debits it. */
+  amount: bigint;
+}
+
+export interface JournalEntryInput {
+  kind: string;
+  reference: string | null;
+  postings: Posting[];
+}
+
+/** Pure check, also used by property tests: every currency in an entry nets to zero. */
+export function isBalanced(postings: readonly Posting[]): boolean {
+  const sums = new Map<string, bigint>();
+  for (const p of postings) sums.set(p.currency, (sums.get(p.currency) ?? 0n) + p.amount);
+  return [...sums.values()].every((s) => s === 0n);
+}
+
+/**
+ * Writes one journal entry and moves the stored balances it touches, inside the caller's transaction.
+ * A debit that would take an internal account below zero matches no row of the conditional update, and
+ * the whole transaction is abandoned with INSUFFICIENT_BALANCE: the database decides, not a read made
+ * earlier in JavaScript. Balances are updated in account-id order so that two entries touching the same
+ * accounts always lock them in the same order and cannot deadlock.
+ */
+export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput, nowMs: number): Promise<string> {
+  if (entry.postings.length < 2) throw new Error(`journal entry ${entry.kind} needs at least two postings`);
+  if (entry.postings.some((p) => p.amount === 0n)) throw new Error(`journal entry ${entry.kind} has a zero posting`);
+  if (!isBalanced(entry.postings)) throw new Error(`journal entry ${entry.kind} does not balance`);
+
+  const id = newId('JournalEntry');
+  const now = BigInt(nowMs);
+  await trx
+    .insertInto('journal_entries')
+    .values({ id, platform_id: scope.platformId, environment: scope.environment, kind: entry.kind, reference: entry.reference, created_at: now })
+    .execute();
+  await trx
+    .insertInto('postings')
+    .values(entry.postings.map((p, i) => ({ entry_id: id, line: BigInt(i + 1), account_id: p.accountId, currency: p.currency, amount: p.amount })))
+    .execute();
+
+  const balanceMoves = entry.postings.filter((p) => tracksBalance(p.accountId)).sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+  for (const p of balanceMoves) {
+    const result = await trx
+      .updateTable('ledger_accounts')
+      .set((eb) => ({ balance: eb('balance', '+', p.amount), updated_at: now }))
+      .where('id', '=', p.accountId)
+      .where('currency', '=', p.currency)
+      .where((eb) => eb(eb('balance', '+', p.amount), '>=', 0n))
+      .executeTakeFirst();
+    if (result.numUpdatedRows !== 1n) {
+      if (p.amount < 0n) {
+        throw new AppError('INSUFFICIENT_BALANCE', `Account ${p.accountId} has insufficient balance`, { accountId: p.accountId });
+      }
+      throw new Error(`ledger account ${p.accountId} (${p.currency}) does not exist`);
+    }
+  }
+  return id;
+}

@@ -1,0 +1,147 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createApp, openServices } from './app.ts';
+import { API_VERSION } from './http/server.ts';
+import { migrate, openStore } from './store/db.ts';
+import { countPlatforms, createPlatform, platformExists } from './services/platforms.ts';
+import { insertToken, PERMISSIONS, type Permission } from './services/tokens.ts';
+import { verifyLedger } from './ledger/verify.ts';
+import type { Environment } from './store/schema.ts';
+
+const USAGE = `Usage: payouts <command>
+
+  serve                               start the HTTP server (PORT, HOST, DATA_DIR, DATABASE_URL)
+  migrate                             bring the database schema up to date
+  platforms create --name NAME [--json]
+  tokens create --platform ID --env sandbox|production --name NAME [--permissions VIEW,TRANSACT,MANAGE] [--json]
+  ledger verify                       check every ledger invariant; exits 1 naming each violation
+`;
+
+class UsageError extends Error {}
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+async function serve(config: Config): Promise<void> {
+  const app = await createApp(config);
+  if ((await countPlatforms(app.services.ctx)) === 0) {
+    const created = await createPlatform(app.services.ctx, 'default');
+    // Printed once, on the first start of an empty database, so a newcomer can call the API at once.
+    const basic = Buffer.from(`${created.sandbox.tokenId}:${created.sandbox.clientSecret}`).toString('base64');
+    process.stdout.write(
+      [
+        '',
+        'Created platform "default". Its sandbox credentials (shown only now):',
+        `  tokenId:      ${created.sandbox.tokenId}`,
+        `  clientSecret: ${created.sandbox.clientSecret}`,
+        `  header:       Authorization: Basic ${basic}`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.http.log.info({ signal }, 'shutting down');
+    // Stop accepting, let requests in flight finish, stop workers, then close the database.
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  await app.http.listen({ port: config.port, host: config.host });
+  app.http.log.info({ engine: app.store.engine, api: `/${API_VERSION}` }, 'payouts service ready');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate': {
+      const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+      try {
+        const applied = await migrate(store);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    case 'platforms': {
+      if (sub !== 'create') fail('expected: platforms create --name NAME [--json]');
+      const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, json: { type: 'boolean' } } });
+      if (!values.name) fail('--name is required');
+      const { store, services } = await openServices(config);
+      try {
+        const created = await createPlatform(services.ctx, values.name);
+        process.stdout.write(values.json ? JSON.stringify(created) + '\n' : `platform ${created.platformId}\n${JSON.stringify(created, null, 2)}\n`);
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    case 'tokens': {
+      if (sub !== 'create') fail('expected: tokens create --platform ID --env sandbox|production --name NAME');
+      const { values } = parseArgs({
+        args: rest,
+        options: { platform: { type: 'string' }, env: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' }, json: { type: 'boolean' } },
+      });
+      if (!values.platform || !values.name) fail('--platform and --name are required');
+      if (values.env !== 'sandbox' && values.env !== 'production') fail('--env must be sandbox or production');
+      const permissions = (values.permissions ?? PERMISSIONS.join(',')).split(',').map((p) => p.trim().toUpperCase());
+      const unknown = permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
+      if (unknown.length) fail(`unknown permissions: ${unknown.join(', ')} (use ${PERMISSIONS.join(', ')})`);
+      const { store, services } = await openServices(config);
+      try {
+        if (!(await platformExists(services.ctx, values.platform))) fail(`no platform ${values.platform}`);
+        const scope = { platformId: values.platform, environment: values.env as Environment };
+        const token = await insertToken(store.db, services.ctx, scope, values.name, permissions as Permission[]);
+        process.stdout.write((values.json ? JSON.stringify(token) : JSON.stringify(token, null, 2)) + '\n');
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    case 'ledger': {
+      if (sub !== 'verify') fail('expected: ledger verify');
+      const { store } = await openServices(config);
+      try {
+        const violations = await verifyLedger(store);
+        if (violations.length === 0) {
+          process.stdout.write('ledger ok: every invariant holds\n');
+          return 0;
+        }
+        for (const v of violations) process.stdout.write(`VIOLATION ${v.invariant}: ${v.detail}\n`);
+        return 1;
+      } finally {
+        await store.close();
+      }
+    }
+    default:
+      fail(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err) => {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`payouts: ${err.message}\n\n${err instanceof UsageError ? USAGE : ''}`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`payouts: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { Customer as CustomerSchema } from '../http/schemas/customers.ts';
+import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { isCalendarDate, iso } from '../domain/clock.ts';
+import { isCountryCode } from '../domain/countries.ts';
+import { newId } from '../domain/ids.ts';
+import { isUmaAddress } from '../domain/uma.ts';
+import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
+import type { CustomersTable } from '../store/schema.ts';
+import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import type { Ctx, Scope } from './context.ts';
+import { openInternalAccounts } from './internal-accounts.ts';
+import { getPlatformConfig } from './platforms.ts';
+
+export type CustomerType = 'INDIVIDUAL' | 'BUSINESS';
+
+export interface Address {
+  line1: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  postalCode: string;
+  country: string;
+}
+
+/** The type-specific part of a customer, stored as one JSON document. */
+export interface CustomerProfile {
+  fullName?: string;
+  birthDate?: string;
+  nationality?: string;
+  address?: Address;
+  businessInfo?: Record<string, unknown> & { legalName?: string };
+}
+
+export interface CustomerInput extends CustomerProfile {
+  customerType: CustomerType;
+  platformCustomerId?: string;
+  umaAddress?: string;
+}
+
+export type Customer = Static<typeof CustomerSchema>;
+
+export function toCustomer(row: CustomersTable): Customer {
+  const profile = JSON.parse(row.profile) as CustomerProfile;
+  const common = {
+    id: row.id,
+    platformCustomerId: row.platform_customer_id,
+    customerType: row.customer_type,
+    umaAddress: row.uma_address,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    isDeleted: row.is_deleted === 1n,
+  };
+  const status = row.verification_status as Customer['kycStatus'];
+  if (row.customer_type === 'INDIVIDUAL') return { ...common, kycStatus: status, ...profile };
+  return { ...common, kybStatus: status, ...profile, beneficialOwners: [] };
+}
+
+/** Field rules the JSON schema cannot express: real dates, real country codes, well-formed UMA addresses. */
+export function validateProfile(input: CustomerInput): void {
+  if (input.birthDate !== undefined && !isCalendarDate(input.birthDate)) {
+    throw invalidInput('birthDate', 'birthDate must be a real calendar date written YYYY-MM-DD', 'date');
+  }
+  if (input.nationality !== undefined && !isCountryCode(input.nationality)) {
+    throw invalidInput('nationality', 'nationality must be an ISO 3166-1 alpha-2 country code', 'country');
+  }
+  if (input.address && !isCountryCode(input.address.country)) {
+    throw invalidInput('address.country', 'address.country must be an ISO 3166-1 alpha-2 country code', 'country');
+  }
+  if (input.umaAddress !== undefined && !isUmaAddress(input.umaAddress)) {
+    throw new AppError('INVALID_UMA_ADDRESS', 'umaAddress must look like $name@domain', { field: 'umaAddress' });
+  }
+  const business = input.businessInfo;
+  if (business) {
+    if (input.customerType !== 'BUSINESS') throw invalidInput('businessInfo', 'businessInfo is only for BUSINESS customers');
+    if (typeof business.legalName !== 'string' || business.legalName.length === 0) {
+      throw invalidInput('businessInfo.legalName', 'businessInfo.legalName is required when businessInfo is given', 'required');
+    }
+    if (typeof business.incorporatedOn === 'string' && !isCalendarDate(business.incorporatedOn)) {
+      throw invalidInput('businessInfo.incorporatedOn', 'incorporatedOn must be a real calendar date written YYYY-MM-DD', 'date');
+    }
+    if (typeof business.country === 'string' && !isCountryCode(business.country)) {
+      throw invalidInput('businessInfo.country', 'businessInfo.country must be an ISO 3166-1 alpha-2 country code', 'country');
+    }
+  }
+  if (input.customerType === 'BUSINESS' && (input.fullName !== undefined || input.birthDate !== undefined || input.nationality !== undefined)) {
+    throw invalidInput('customerType', 'fullName, birthDate and nationality are only for INDIVIDUAL customers');
+  }
+}
+
+function profileOf(input: CustomerProfile): CustomerProfile {
+  const { fullName, birthDate, nationality, address, businessInfo } = input;
+  return Object.fromEntries(Object.entries({ fullName, birthDate, nationality, address, businessInfo }).filter(([, v]) => v !== undefined));
+}
+
+export function scopedCustomers(db: Db | Tx, scope: Scope) {
+  return db
+    .selectFrom('customers')
+    .where('customers.platform_id', '=', scope.platformId)
+    .where('customers.environment', '=', scope.environment);
+}
+
+export interface CustomerFilters {
+  platformCustomerId?: string | undefined;
+  customerType?: CustomerType | undefined;
+  umaAddress?: string | undefined;
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
+  updatedAfter?: number | undefined;
+  updatedBefore?: number | undefined;
+  isIncludingDeleted?: boolean | undefined;
+}
+
+export function makeCustomerService(ctx: Ctx) {
+  const { db } = ctx.store;
+
+  async function load(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
+    const row = await scopedCustomers(trx, scope).selectAll().where('customers.id', '=', customerId).executeTakeFirst();
+    if (!row) throw notFound('Customer', customerId, 'USER_NOT_FOUND');
+    return row;
+  }
+
+  function umaTaken(umaAddress: string): AppError {
+    return new AppError('UMA_ADDRESS_EXISTS', `UMA address ${umaAddress} is already taken`, { field: 'umaAddress' });
+  }
+
+  return {
+    /** Creates the customer and its internal accounts (one per supported currency) in one transaction. */
+    async create(scope: Scope, input: CustomerInput & { platformCustomerId: string }): Promise<Customer> {
+      validateProfile(input);
+      const config = await getPlatformConfig(ctx, scope);
+      const umaAddress = input.umaAddress ?? `$${input.platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '').slice(0, 40) || 'customer'}.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
+      // Sandbox KYC is simulated and approves at once; production customers start unverified.
+      const status = scope.environment === 'sandbox' ? 'APPROVED' : 'UNVERIFIED';
+      try {
+        return await ctx.store.tx(async (trx) => {
+          const nowMs = ctx.clock.nowMs();
+          const row: CustomersTable = {
+            id: newId('Customer'),
+            platform_id: scope.platformId,
+            environment: scope.environment,
+            platform_customer_id: input.platformCustomerId,
+            customer_type: input.customerType,
+            uma_address: umaAddress,
+            verification_status: status,
+            profile: JSON.stringify(profileOf(input)),
+            is_deleted: 0n,
+            created_at: BigInt(nowMs),
+            updated_at: BigInt(nowMs),
+          };
+          await trx.insertInto('customers').values(row).execute();
+          await openInternalAccounts(trx, scope, row.id, config.supportedCurrencies, nowMs);
+          return toCustomer(row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw umaTaken(umaAddress);
+        throw err;
+      }
+    },
+
+    async get(scope: Scope, customerId: string): Promise<Customer> {
+      return toCustomer(await load(db, scope, customerId));
+    },
+
+    async list(scope: Scope, f: CustomerFilters, page: PageRequest): Promise<Page<Customer>> {
+      let q = scopedCustomers(db, scope);
+      if (!f.isIncludingDeleted) q = q.where('customers.is_deleted', '=', 0n);
+      if (f.platformCustomerId !== undefined) q = q.where('customers.platform_customer_id', '=', f.platformCustomerId);
+      if (f.customerType !== undefined) q = q.where('customers.customer_type', '=', f.customerType);
+      if (f.umaAddress !== undefined) q = q.where('customers.uma_address', '=', f.umaAddress);
+      if (f.createdAfter !== undefined) q = q.where('customers.created_at', '>=', BigInt(f.createdAfter));
+      if (f.createdBefore !== undefined) q = q.where('customers.created_at', '<=', BigInt(f.createdBefore));
+      if (f.updatedAfter !== undefined) q = q.where('customers.updated_at', '>=', BigInt(f.updatedAfter));
+      if (f.updatedBefore !== undefined) q = q.where('customers.updated_at', '<=', BigInt(f.updatedBefore));
+      return mapPage(await keysetPage<CustomersTable>(q, 'customers', page), toCustomer);
+    },
+
+    async update(scope: Scope, customerId: string, input: CustomerInput): Promise<Customer> {
+      validateProfile(input);
+      try {
+        return await ctx.store.tx(async (trx) => {
+          const row = await load(trx, scope, customerId);
+          if (row.is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has been deleted`);
+          if (row.customer_type !== input.customerType) {
+            throw invalidInput('customerType', `customerType cannot change (the customer is ${row.customer_type})`);
+          }
+          const profile = { ...(JSON.parse(row.profile) as CustomerProfile), ...profileOf(input) };
+          const updated: CustomersTable = {
+            ...row,
+            platform_customer_id: input.platformCustomerId ?? row.platform_customer_id,
+            uma_address: input.umaAddress ?? row.uma_address,
+            profile: JSON.stringify(profile),
+            updated_at: BigInt(ctx.clock.nowMs()),
+          };
+          await trx
+            .updateTable('customers')
+            .set({ platform_customer_id: updated.platform_customer_id, uma_address: updated.uma_address, profile: updated.profile, updated_at: updated.updated_at })
+            .where('id', '=', row.id)
+            .execute();
+          return toCustomer(updated);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw umaTaken(input.umaAddress ?? '');
+        throw err;
+      }
+    },
+
+    /** Soft delete: the record stays (transactions refer to it) but leaves lists; deleting twice is 410. */
+    async remove(scope: Scope, customerId: string): Promise<Customer> {
+      return ctx.store.tx(async (trx) => {
+        const row = await load(trx, scope, customerId);
+        const now = BigInt(ctx.clock.nowMs());
+        const result = await trx
+          .updateTable('customers')
+          .set({ is_deleted: 1n, updated_at: now })
+          .where('id', '=', row.id)
+          .where('is_deleted', '=', 0n)
+          .executeTakeFirst();
+        if (result.numUpdatedRows !== 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
+        return toCustomer({ ...row, is_deleted: 1n, updated_at: now });
+      });
+    },
+
+    /** The customer if it exists in this scope and is not deleted; used by every resource that names one. */
+    async requireActive(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
+      const row = await load(trx, scope, customerId);
+      if (row.is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has been deleted`);
+      return row;
+    },
+  };
+}
+
+export type CustomerService = ReturnType<typeof makeCustomerService>;

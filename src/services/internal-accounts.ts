@@ -1,0 +1,125 @@
+import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { iso } from '../domain/clock.ts';
+import { currency as currencyOf } from '../domain/currencies.ts';
+import type { Static } from '@sinclair/typebox';
+import type { InternalAccount as InternalAccountSchema } from '../http/schemas/internal-accounts.ts';
+import { newId } from '../domain/ids.ts';
+import { postEntry } from '../ledger/journal.ts';
+import { systemAccountId } from '../ledger/accounts.ts';
+import type { Db, Tx } from '../store/db.ts';
+import type { LedgerAccountsTable } from '../store/schema.ts';
+import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import type { Ctx, Scope } from './context.ts';
+
+export type InternalAccount = Static<typeof InternalAccountSchema>;
+
+/** Largest single sandbox funding, as the public API bounds it (1e11 in the smallest unit). */
+export const MAX_SANDBOX_FUND = 100_000_000_000;
+
+export function toInternalAccount(row: LedgerAccountsTable): InternalAccount {
+  const account: InternalAccount = {
+    id: row.id,
+    balance: { amount: Number(row.balance), currency: currencyOf(row.currency) },
+    fundingPaymentInstructions: [],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+  if (row.kind === 'CUSTOMER') account.customerId = row.owner;
+  return account;
+}
+
+/** Opens one internal account per currency for a customer (customerId) or for the platform (null). */
+export async function openInternalAccounts(trx: Tx, scope: Scope, customerId: string | null, currencies: readonly string[], nowMs: number): Promise<void> {
+  if (currencies.length === 0) return;
+  const now = BigInt(nowMs);
+  await trx
+    .insertInto('ledger_accounts')
+    .values(
+      currencies.map((currency) => ({
+        id: newId('InternalAccount'),
+        platform_id: scope.platformId,
+        environment: scope.environment,
+        kind: customerId ? ('CUSTOMER' as const) : ('PLATFORM' as const),
+        owner: customerId ?? 'platform',
+        currency,
+        balance: 0n,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['platform_id', 'environment', 'owner', 'currency', 'kind']).doNothing())
+    .execute();
+}
+
+export function scopedInternalAccounts(db: Db | Tx, scope: Scope) {
+  return db
+    .selectFrom('ledger_accounts')
+    .where('ledger_accounts.platform_id', '=', scope.platformId)
+    .where('ledger_accounts.environment', '=', scope.environment)
+    .where('ledger_accounts.kind', 'in', ['CUSTOMER', 'PLATFORM']);
+}
+
+export function makeInternalAccountService(ctx: Ctx) {
+  const { db } = ctx.store;
+
+  return {
+    async listCustomerAccounts(scope: Scope, filters: { currency?: string | undefined; customerId?: string | undefined }, page: PageRequest): Promise<Page<InternalAccount>> {
+      let q = scopedInternalAccounts(db, scope).where('ledger_accounts.kind', '=', 'CUSTOMER');
+      if (filters.currency) q = q.where('ledger_accounts.currency', '=', filters.currency);
+      if (filters.customerId) q = q.where('ledger_accounts.owner', '=', filters.customerId);
+      return mapPage(await keysetPage<LedgerAccountsTable>(q, 'ledger_accounts', page), toInternalAccount);
+    },
+
+    async listPlatformAccounts(scope: Scope, filters: { currency?: string | undefined }): Promise<InternalAccount[]> {
+      let q = scopedInternalAccounts(db, scope).where('ledger_accounts.kind', '=', 'PLATFORM');
+      if (filters.currency) q = q.where('ledger_accounts.currency', '=', filters.currency);
+      const rows = await q.selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(toInternalAccount);
+    },
+
+    async get(scope: Scope, accountId: string): Promise<InternalAccount> {
+      const row = await scopedInternalAccounts(db, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
+      if (!row) throw notFound('Internal account', accountId);
+      return toInternalAccount(row);
+    },
+
+    /**
+     * Sandbox funding: one journal entry that debits the currency's settlement account (money arriving
+     * from outside) and credits the internal account. Never a bare balance update.
+     */
+    async fundSandbox(scope: Scope, accountId: string, amount: number): Promise<InternalAccount> {
+      if (scope.environment !== 'sandbox') {
+        throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
+      }
+      if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_SANDBOX_FUND) {
+        throw new AppError('INVALID_AMOUNT', `amount must be an integer from 1 to ${MAX_SANDBOX_FUND}`, { field: 'amount', value: amount });
+      }
+      return ctx.store.tx(async (trx) => {
+        const row = await scopedInternalAccounts(trx, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
+        if (!row) throw notFound('Internal account', accountId);
+        const nowMs = ctx.clock.nowMs();
+        await postEntry(
+          trx,
+          scope,
+          {
+            kind: 'SANDBOX_FUNDING',
+            reference: accountId,
+            postings: [
+              { accountId: systemAccountId(scope, 'SETTLEMENT', row.currency), currency: row.currency, amount: -BigInt(amount) },
+              { accountId, currency: row.currency, amount: BigInt(amount) },
+            ],
+          },
+          nowMs,
+        );
+        const updated = await trx.selectFrom('ledger_accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+        return toInternalAccount(updated);
+      });
+    },
+  };
+}
+
+export type InternalAccountService = ReturnType<typeof makeInternalAccountService>;
+
+export function assertCurrencyFilter(value: string | undefined, field = 'currency'): void {
+  if (value !== undefined && !/^[A-Z]{3,4}$/.test(value)) throw invalidInput(field, `${field} must be a currency code`, 'currency');
+}

@@ -1,0 +1,94 @@
+import { iso } from '../domain/clock.ts';
+import { CURRENCY_CODES } from '../domain/currencies.ts';
+import { newId } from '../domain/ids.ts';
+import { createSystemAccounts } from '../ledger/accounts.ts';
+import type { Environment } from '../store/schema.ts';
+import type { Ctx, Scope } from './context.ts';
+import { openInternalAccounts } from './internal-accounts.ts';
+import { insertToken, PERMISSIONS } from './tokens.ts';
+
+export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'production'];
+
+export interface Credentials {
+  tokenId: string;
+  clientSecret: string;
+}
+
+export interface CreatedPlatform {
+  platformId: string;
+  sandbox: Credentials;
+  production: Credentials;
+}
+
+export interface PlatformConfig {
+  id: string;
+  umaDomain: string;
+  webhookEndpoint: string | null;
+  supportedCurrencies: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A platform comes with both environments fully set up: its configuration, its ledger's system accounts,
+ * an internal account per supported currency, and one all-permission token per environment. All of it is
+ * one transaction, so a platform is never half made.
+ */
+export async function createPlatform(ctx: Ctx, name: string): Promise<CreatedPlatform> {
+  return ctx.store.tx(async (trx) => {
+    const nowMs = ctx.clock.nowMs();
+    const now = BigInt(nowMs);
+    const platformId = newId('Platform');
+    await trx.insertInto('platforms').values({ id: platformId, name, created_at: now }).execute();
+    const credentials: Partial<Record<Environment, Credentials>> = {};
+    for (const environment of ENVIRONMENTS) {
+      const scope: Scope = { platformId, environment };
+      const slug = platformId.slice(-12);
+      await trx
+        .insertInto('platform_configs')
+        .values({
+          id: newId('PlatformConfig'),
+          platform_id: platformId,
+          environment,
+          uma_domain: environment === 'sandbox' ? `${slug}.sandbox.uma.localhost` : `${slug}.uma.localhost`,
+          webhook_endpoint: null,
+          supported_currencies: JSON.stringify(CURRENCY_CODES),
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await createSystemAccounts(trx, scope, nowMs);
+      await openInternalAccounts(trx, scope, null, CURRENCY_CODES, nowMs);
+      const token = await insertToken(trx, ctx, scope, `${environment} default`, PERMISSIONS);
+      credentials[environment] = { tokenId: token.id, clientSecret: token.clientSecret };
+    }
+    return { platformId, sandbox: credentials.sandbox!, production: credentials.production! };
+  });
+}
+
+export async function platformExists(ctx: Ctx, platformId: string): Promise<boolean> {
+  const row = await ctx.store.db.selectFrom('platforms').select('id').where('id', '=', platformId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function countPlatforms(ctx: Ctx): Promise<number> {
+  const row = await ctx.store.db.selectFrom('platforms').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function getPlatformConfig(ctx: Ctx, scope: Scope): Promise<PlatformConfig> {
+  const row = await ctx.store.db
+    .selectFrom('platform_configs')
+    .selectAll()
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirstOrThrow();
+  return {
+    id: row.id,
+    umaDomain: row.uma_domain,
+    webhookEndpoint: row.webhook_endpoint,
+    supportedCurrencies: JSON.parse(row.supported_currencies) as string[],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}

@@ -1,0 +1,146 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError, notFound } from '../domain/errors.ts';
+import { iso } from '../domain/clock.ts';
+import { hasPrefix, newId } from '../domain/ids.ts';
+import type { Db, Tx } from '../store/db.ts';
+import type { ApiTokensTable, Environment } from '../store/schema.ts';
+import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import type { Ctx, Scope } from './context.ts';
+
+export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export interface Principal extends Scope {
+  tokenId: string;
+  permissions: ReadonlySet<Permission>;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  permissions: Permission[];
+  clientId: string;
+  createdAt: string;
+  updatedAt: string;
+  clientSecret?: string;
+}
+
+/** The username half of the Basic credential: the token id without its `Token:` prefix. */
+function clientIdOf(tokenId: string): string {
+  return tokenId.slice('Token:'.length);
+}
+
+function toApiToken(row: ApiTokensTable): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: row.permissions.split(',') as Permission[],
+    clientId: clientIdOf(row.id),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+function hashSecret(key: Buffer, secret: string): string {
+  return createHmac('sha256', key).update(secret).digest('hex');
+}
+
+/** Inserts a token and returns it with its secret, the only time the secret is ever visible. */
+export async function insertToken(
+  trx: Tx | Db,
+  ctx: Ctx,
+  scope: Scope,
+  name: string,
+  permissions: readonly Permission[],
+): Promise<ApiToken & { clientSecret: string }> {
+  const id = newId('Token');
+  // 256 bits from the OS CSPRNG; base64url has no ':' so the Basic credential splits unambiguously.
+  const clientSecret = randomBytes(32).toString('base64url');
+  const now = BigInt(ctx.clock.nowMs());
+  const row: ApiTokensTable = {
+    id,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    name,
+    permissions: [...new Set(permissions)].join(','),
+    secret_hash: hashSecret(ctx.config.secretKey, clientSecret),
+    created_at: now,
+    updated_at: now,
+    revoked_at: null,
+  };
+  await trx.insertInto('api_tokens').values(row).execute();
+  return { ...toApiToken(row), clientSecret };
+}
+
+export function makeTokenService(ctx: Ctx) {
+  const { db } = ctx.store;
+
+  function scoped(scope: Scope) {
+    return db
+      .selectFrom('api_tokens')
+      .where('api_tokens.platform_id', '=', scope.platformId)
+      .where('api_tokens.environment', '=', scope.environment)
+      .where('api_tokens.revoked_at', 'is', null);
+  }
+
+  return {
+    /**
+     * Resolves a Basic credential. The username may be the token id (`Token:<uuid>`) or its clientId
+     * (`<uuid>`); the secret is compared as a keyed hash in constant time. Every failure looks the same.
+     */
+    async authenticate(username: string, secret: string): Promise<Principal> {
+      const unauthorized = new AppError('UNAUTHORIZED', 'Invalid API credentials');
+      const id = hasPrefix(username, 'Token') ? username : `Token:${username}`;
+      const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+      const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
+      const given = Buffer.from(hashSecret(ctx.config.secretKey, secret), 'hex');
+      const matches = timingSafeEqual(expected, given);
+      if (!row || !matches || row.revoked_at !== null) throw unauthorized;
+      return {
+        tokenId: row.id,
+        platformId: row.platform_id,
+        environment: row.environment as Environment,
+        permissions: new Set(row.permissions.split(',') as Permission[]),
+      };
+    },
+
+    create(scope: Scope, name: string, permissions: readonly Permission[]) {
+      return insertToken(db, ctx, scope, name, permissions);
+    },
+
+    async list(scope: Scope, filters: { name?: string | undefined; createdAfter?: number | undefined; createdBefore?: number | undefined; updatedAfter?: number | undefined; updatedBefore?: number | undefined }, page: PageRequest): Promise<Page<ApiToken>> {
+      let q = scoped(scope);
+      if (filters.name !== undefined) q = q.where('api_tokens.name', '=', filters.name);
+      if (filters.createdAfter !== undefined) q = q.where('api_tokens.created_at', '>=', BigInt(filters.createdAfter));
+      if (filters.createdBefore !== undefined) q = q.where('api_tokens.created_at', '<=', BigInt(filters.createdBefore));
+      if (filters.updatedAfter !== undefined) q = q.where('api_tokens.updated_at', '>=', BigInt(filters.updatedAfter));
+      if (filters.updatedBefore !== undefined) q = q.where('api_tokens.updated_at', '<=', BigInt(filters.updatedBefore));
+      return mapPage(await keysetPage<ApiTokensTable>(q, 'api_tokens', page), toApiToken);
+    },
+
+    async get(scope: Scope, tokenId: string): Promise<ApiToken> {
+      const row = await scoped(scope).selectAll().where('api_tokens.id', '=', tokenId).executeTakeFirst();
+      if (!row) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
+      return toApiToken(row);
+    },
+
+    /** Revokes the token; it stops authenticating at once. A token cannot revoke itself (it would lock the caller out). */
+    async revoke(scope: Scope, tokenId: string, callerTokenId: string): Promise<void> {
+      if (tokenId === callerTokenId) {
+        throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', { field: 'tokenId' });
+      }
+      const now = BigInt(ctx.clock.nowMs());
+      const result = await db
+        .updateTable('api_tokens')
+        .set({ revoked_at: now, updated_at: now })
+        .where('id', '=', tokenId)
+        .where('platform_id', '=', scope.platformId)
+        .where('environment', '=', scope.environment)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows !== 1n) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof makeTokenService>;

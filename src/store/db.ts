@@ -1,0 +1,128 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+  type Transaction,
+} from 'kysely';
+import type { Database } from './schema.ts';
+import { migrations } from './migrations/index.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+export interface Store {
+  db: Db;
+  engine: Engine;
+  /** Runs fn in one database transaction, retrying a bounded number of times on PostgreSQL serialization failures. */
+  tx<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * SQLite's default `begin` takes the write lock only at the first write, and a reader that later writes
+ * can then fail with SQLITE_BUSY at once instead of waiting. `begin immediate` takes it up front, so two
+ * processes on one file (the server and the CLI) queue on the busy timeout instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqliteConfig: SqliteDialectConfig) {
+    super(sqliteConfig);
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.sqliteConfig);
+  }
+}
+
+let pgParsersInstalled = false;
+function installPgParsers(): void {
+  if (pgParsersInstalled) return;
+  // int8 (and sums cast to it) come back as bigint, never as a lossy string or number.
+  pg.types.setTypeParser(20, (value: string) => BigInt(value));
+  pgParsersInstalled = true;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  /** Connections per process on PostgreSQL. */
+  poolSize?: number;
+}
+
+export function openStore(options: StoreOptions): Store {
+  if (options.databaseUrl) {
+    installPgParsers();
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return makeStore(db, 'postgres');
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const file = new SqliteDatabase(join(options.dataDir, 'payouts.sqlite'));
+  file.defaultSafeIntegers(true);
+  file.pragma('journal_mode = WAL');
+  file.pragma('synchronous = FULL');
+  file.pragma('busy_timeout = 5000');
+  file.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: file }) });
+  return makeStore(db, 'sqlite');
+}
+
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+const MAX_TX_ATTEMPTS = 5;
+
+function makeStore(db: Db, engine: Engine): Store {
+  return {
+    db,
+    engine,
+    async tx<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute(fn);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (engine === 'postgres' && code && RETRYABLE_PG_CODES.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
+          throw err;
+        }
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export async function migrate(store: Store): Promise<string[]> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when a database error is a unique-constraint violation, on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m001 from './001_foundation.ts';
+
+/** One ordered migration set for both engines. Names sort in the order they apply. */
+export const migrations: Record<string, Migration> = {
+  '001_foundation': m001,
+};

@@ -1,0 +1,73 @@
+import type { SelectQueryBuilder } from 'kysely';
+import { invalidInput } from '../domain/errors.ts';
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+  order: SortOrder;
+}
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  /** Present only while hasMore is true: one official client pages for as long as it is non-null. */
+  nextCursor?: string;
+  totalCount: number;
+}
+
+interface Position {
+  t: string;
+  id: string;
+}
+
+function encodeCursor(createdAt: bigint, id: string): string {
+  return Buffer.from(JSON.stringify({ t: createdAt.toString(), id } satisfies Position)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Position {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Position>;
+    if (typeof value.t === 'string' && /^\d{1,16}$/.test(value.t) && typeof value.id === 'string') return { t: value.t, id: value.id };
+  } catch {
+    // fall through to the 400 below
+  }
+  throw invalidInput('cursor', 'cursor is not one this server issued', 'cursor');
+}
+
+/**
+ * Keyset pagination over (created_at, id): a page costs one index range scan wherever it starts, and
+ * rows sharing a timestamp keep a stable order through the id tie-breaker. `base` must already carry the
+ * caller's tenant scope and filters; totalCount counts the same filters without the page window.
+ */
+export async function keysetPage<Row extends { created_at: bigint; id: string }>(
+  // Kysely cannot express "a query over some table with created_at and id" generically; the rows are typed by the caller.
+  base: SelectQueryBuilder<any, any, any>,
+  table: string,
+  req: PageRequest,
+): Promise<Page<Row>> {
+  const created = `${table}.created_at`;
+  const id = `${table}.id`;
+  const cmp = req.order === 'asc' ? '>' : '<';
+  let query = base.selectAll(table);
+  if (req.cursor) {
+    const pos = decodeCursor(req.cursor);
+    const t = BigInt(pos.t);
+    query = query.where((eb: any) => eb.or([eb(created, cmp, t), eb.and([eb(created, '=', t), eb(id, cmp, pos.id)])]));
+  }
+  const [rows, count] = await Promise.all([
+    query.orderBy(created, req.order).orderBy(id, req.order).limit(req.limit + 1).execute() as Promise<Row[]>,
+    base.select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as Promise<{ n: bigint | number }>,
+  ]);
+  const hasMore = rows.length > req.limit;
+  const data = hasMore ? rows.slice(0, req.limit) : rows;
+  const last = data[data.length - 1];
+  const page: Page<Row> = { data, hasMore, totalCount: Number(count.n) };
+  if (hasMore && last) page.nextCursor = encodeCursor(last.created_at, last.id);
+  return page;
+}
+
+export function mapPage<A, B>(page: Page<A>, fn: (a: A) => B): Page<B> {
+  return { ...page, data: page.data.map(fn) };
+}

@@ -1,0 +1,104 @@
+/**
+ * Row types of every table, as Kysely sees them. Integers are bigint on both engines; timestamps are
+ * epoch milliseconds (bigint) so range filters and keyset pages compare numbers on either engine;
+ * flexible sub-objects are JSON text.
+ */
+export type Environment = 'sandbox' | 'production';
+
+export interface PlatformsTable {
+  id: string;
+  name: string;
+  created_at: bigint;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  name: string;
+  /** Comma-separated VIEW,TRANSACT,MANAGE. */
+  permissions: string;
+  /** HMAC-SHA256(server key, secret), hex. */
+  secret_hash: string;
+  created_at: bigint;
+  updated_at: bigint;
+  revoked_at: bigint | null;
+}
+
+export interface PlatformConfigsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  uma_domain: string;
+  webhook_endpoint: string | null;
+  /** JSON array of currency codes. */
+  supported_currencies: string;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface CustomersTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  platform_customer_id: string;
+  customer_type: 'INDIVIDUAL' | 'BUSINESS';
+  uma_address: string;
+  /** kycStatus for individuals, kybStatus for businesses. */
+  verification_status: string;
+  /** JSON: the type-specific fields (fullName, birthDate, nationality, address, businessInfo). */
+  profile: string;
+  is_deleted: bigint;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export type LedgerAccountKind = 'CUSTOMER' | 'PLATFORM' | 'SETTLEMENT' | 'IN_FLIGHT' | 'FX_LIQUIDITY' | 'FEE_REVENUE';
+
+export interface LedgerAccountsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  kind: LedgerAccountKind;
+  /** The customer id for CUSTOMER accounts, 'platform' for all others (a unique key needs no nulls). */
+  owner: string;
+  currency: string;
+  /**
+   * Kept for CUSTOMER and PLATFORM accounts, which may never go negative (a CHECK and a conditional
+   * update both guard it). System accounts keep 0 here: their balance is the sum of their postings,
+   * so they are never a hot row that every payment must lock.
+   */
+  balance: bigint;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface JournalEntriesTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  /** What moved the money: SANDBOX_FUNDING, TRANSFER_OUT, REFUND, ... */
+  kind: string;
+  /** The transaction (or other object) this entry belongs to, when there is one. */
+  reference: string | null;
+  created_at: bigint;
+}
+
+export interface PostingsTable {
+  entry_id: string;
+  line: bigint;
+  account_id: string;
+  currency: string;
+  /** Signed: positive credits the account's balance, negative debits it. Sums to zero per entry and currency. */
+  amount: bigint;
+}
+
+export interface Database {
+  platforms: PlatformsTable;
+  api_tokens: ApiTokensTable;
+  platform_configs: PlatformConfigsTable;
+  customers: CustomersTable;
+  ledger_accounts: LedgerAccountsTable;
+  journal_entries: JournalEntriesTable;
+  postings: PostingsTable;
+}
