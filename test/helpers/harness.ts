@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Clock } from '../../src/domain/clock.ts';
+import { verifyLedger } from '../../src/ledger/verify.ts';
+import { createPlatform, type CreatedPlatform, type Credentials } from '../../src/services/platforms.ts';
+
+export const API = '/2025-10-13';
+export const engine = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+/** A database of its own for one test file: a fresh PostgreSQL database, or a fresh SQLite folder. */
+export interface TestDatabase {
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'payouts-test-'));
+  const base: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRET_KEY: randomBytes(32).toString('hex') };
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    return { env: base, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const name = `payouts_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { ...base, DATABASE_URL: url.toString() },
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Client {
+  request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response<T>>;
+  get<T = any>(path: string): Promise<Response<T>>;
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<Response<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<Response<T>>;
+  delete<T = any>(path: string): Promise<Response<T>>;
+}
+
+export function basicAuth(creds: Credentials): string {
+  return `Basic ${Buffer.from(`${creds.tokenId}:${creds.clientSecret}`).toString('base64')}`;
+}
+
+/** A real HTTP client against the listening server; `auth` may be omitted to test the 401 paths. */
+export function client(baseUrl: string, auth?: Credentials | string): Client {
+  const authorization = typeof auth === 'string' ? auth : auth ? basicAuth(auth) : undefined;
+  async function request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+    const h: Record<string, string> = { accept: 'application/json', ...headers };
+    if (authorization) h.authorization = authorization;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    const unversioned = path.startsWith(API) || path === '/healthz' || path === '/readyz';
+    const res = await fetch(baseUrl + (unversioned ? path : API + path), { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // leave it as text
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+  return {
+    request,
+    get: (p) => request('GET', p),
+    post: (p, b, h) => request('POST', p, b, h),
+    patch: (p, b) => request('PATCH', p, b),
+    delete: (p) => request('DELETE', p),
+  };
+}
+
+export interface TestServer {
+  app: App;
+  config: Config;
+  baseUrl: string;
+  /** A new platform with both environments; sandbox and production clients ready to use. */
+  platform(name?: string): Promise<TestPlatform>;
+  close(): Promise<void>;
+}
+
+export interface TestPlatform extends CreatedPlatform {
+  sandbox: Credentials;
+  production: Credentials;
+  api: Client;
+  prod: Client;
+}
+
+/**
+ * Starts the real app on a real database and a real port. close() checks the ledger's invariants
+ * before tearing down, so every test file ends with a ledger verification.
+ */
+export async function startServer(extraEnv: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ ...database.env, ...extraEnv });
+  const app = await createApp(config, { validateResponses: true, ...options });
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.http.server.address();
+  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    app,
+    config,
+    baseUrl,
+    async platform(name = 'test') {
+      const created = await createPlatform(app.services.ctx, name);
+      return { ...created, api: client(baseUrl, created.sandbox), prod: client(baseUrl, created.production) };
+    },
+    async close() {
+      try {
+        const violations = await verifyLedger(app.store);
+        if (violations.length > 0) throw new Error(`ledger invariants violated:\n${violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n')}`);
+      } finally {
+        await app.close();
+        await database.drop();
+      }
+    },
+  };
+}
