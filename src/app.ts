@@ -1,18 +1,41 @@
+import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp, type Http } from './http/server.ts';
+import { JobWorker } from './jobs/worker.ts';
 import type { Ctx } from './services/context.ts';
 import { makeCustomerService } from './services/customers.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
+import { loadScope } from './services/platforms.ts';
+import { makeSandboxClockService } from './services/sandbox-clock.ts';
 import { makeTokenService } from './services/tokens.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
+import type { Environment } from './store/schema.ts';
 
-export function makeServices(ctx: Ctx) {
+export function makeLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    // Credentials never reach the logs, whatever a serializer later decides to include.
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.secret', '*.privateKey'], censor: '[redacted]' },
+  });
+}
+
+export function makeServices(ctx: Ctx, log: Logger) {
+  const worker = new JobWorker(ctx.store, ctx.clock, log, {
+    pollMs: ctx.config.jobPollMs,
+    leaseMs: 60_000,
+    batchSize: 20,
+    maxAttempts: 10,
+    scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
+  });
   return {
     ctx,
+    log,
+    worker,
     tokens: makeTokenService(ctx),
     customers: makeCustomerService(ctx),
     internalAccounts: makeInternalAccountService(ctx),
+    sandboxClock: makeSandboxClockService(ctx, worker),
   };
 }
 
@@ -39,18 +62,19 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
     await store.close();
     throw err;
   }
-  return { store, services: makeServices({ store, clock, config }) };
+  return { store, services: makeServices({ store, clock, config }, makeLogger(config)) };
 }
 
-/** Wires services and HTTP on an up-to-date database. Does not listen. */
+/** Wires services, workers and HTTP on an up-to-date database. Does not listen. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const { store, services } = await openServices(config, options.clock);
   const http = await buildHttp(services, {
-    logLevel: config.logLevel,
+    logger: services.log,
     bodyLimitBytes: config.bodyLimitBytes,
     validateResponses: options.validateResponses ?? false,
     ready: () => store.ping(),
   });
+  if (config.runWorkers) services.worker.start();
   let closed = false;
   return {
     http,
@@ -59,7 +83,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       if (closed) return;
       closed = true;
+      // Stop taking requests, let those in flight finish, stop the workers, then close the database.
       await http.close();
+      await services.worker.stop();
       await store.close();
     },
   };

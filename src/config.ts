@@ -21,6 +21,8 @@ export interface Config {
   publicUrl: string;
   /** Start background workers (jobs, webhook delivery) inside the server process. */
   runWorkers: boolean;
+  /** How often an idle job worker looks for due work. */
+  jobPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     publicUrl: env.PUBLIC_URL || `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
     runWorkers: env.RUN_WORKERS !== 'false',
+    jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
   };
 }

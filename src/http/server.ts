@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import sjson from 'secure-json-parse';
+import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { makeAuthHook } from './auth.ts';
 import type { Services } from '../app.ts';
@@ -14,7 +15,7 @@ export const API_VERSION = '2025-10-13';
 export type Http = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
 
 export interface HttpOptions {
-  logLevel: string;
+  logger: Logger;
   bodyLimitBytes: number;
   /** Check every response against its declared schema (tests turn this on so the OpenAPI document cannot drift). */
   validateResponses: boolean;
@@ -78,11 +79,7 @@ export function toErrorBody(err: FastifyError | AppError | Error): { status: num
 
 export async function buildHttp(services: Services, options: HttpOptions): Promise<Http> {
   const app = Fastify({
-    logger: {
-      level: options.logLevel,
-      // Credentials never reach the logs, whatever a serializer later decides to include.
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.secret'], censor: '[redacted]' },
-    },
+    loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),

@@ -7,6 +7,8 @@ import type { Environment } from '../store/schema.ts';
 export interface Scope {
   platformId: string;
   environment: Environment;
+  /** Sandbox clock: how far this scope's time runs ahead of real time (0 in production). */
+  clockOffsetMs?: number;
 }
 
 /** What every service needs; built once in app.ts. */
@@ -14,4 +16,9 @@ export interface Ctx {
   store: Store;
   clock: Clock;
   config: Config;
+}
+
+/** "Now" as this scope sees it: real time, plus the sandbox clock's offset. The one way services read time. */
+export function nowMs(ctx: Ctx, scope: Scope): number {
+  return ctx.clock.nowMs() + (scope.clockOffsetMs ?? 0);
 }

@@ -9,7 +9,7 @@ import { isUmaAddress } from '../domain/uma.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { CustomersTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import type { Ctx, Scope } from './context.ts';
+import { nowMs, type Ctx, type Scope } from './context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { getPlatformConfig } from './platforms.ts';
 
@@ -135,7 +135,7 @@ export function makeCustomerService(ctx: Ctx) {
       const status = scope.environment === 'sandbox' ? 'APPROVED' : 'UNVERIFIED';
       try {
         return await ctx.store.tx(async (trx) => {
-          const nowMs = ctx.clock.nowMs();
+          const now = nowMs(ctx, scope);
           const row: CustomersTable = {
             id: newId('Customer'),
             platform_id: scope.platformId,
@@ -146,11 +146,11 @@ export function makeCustomerService(ctx: Ctx) {
             verification_status: status,
             profile: JSON.stringify(profileOf(input)),
             is_deleted: 0n,
-            created_at: BigInt(nowMs),
-            updated_at: BigInt(nowMs),
+            created_at: BigInt(now),
+            updated_at: BigInt(now),
           };
           await trx.insertInto('customers').values(row).execute();
-          await openInternalAccounts(trx, scope, row.id, config.supportedCurrencies, nowMs);
+          await openInternalAccounts(trx, scope, row.id, config.supportedCurrencies, now);
           return toCustomer(row);
         });
       } catch (err) {
@@ -191,7 +191,7 @@ export function makeCustomerService(ctx: Ctx) {
             platform_customer_id: input.platformCustomerId ?? row.platform_customer_id,
             uma_address: input.umaAddress ?? row.uma_address,
             profile: JSON.stringify(profile),
-            updated_at: BigInt(ctx.clock.nowMs()),
+            updated_at: BigInt(nowMs(ctx, scope)),
           };
           await trx
             .updateTable('customers')
@@ -210,7 +210,7 @@ export function makeCustomerService(ctx: Ctx) {
     async remove(scope: Scope, customerId: string): Promise<Customer> {
       return ctx.store.tx(async (trx) => {
         const row = await load(trx, scope, customerId);
-        const now = BigInt(ctx.clock.nowMs());
+        const now = BigInt(nowMs(ctx, scope));
         const result = await trx
           .updateTable('customers')
           .set({ is_deleted: 1n, updated_at: now })

@@ -9,7 +9,7 @@ import { systemAccountId } from '../ledger/accounts.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { LedgerAccountsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import type { Ctx, Scope } from './context.ts';
+import { nowMs, type Ctx, type Scope } from './context.ts';
 
 export type InternalAccount = Static<typeof InternalAccountSchema>;
 
@@ -97,7 +97,7 @@ export function makeInternalAccountService(ctx: Ctx) {
       return ctx.store.tx(async (trx) => {
         const row = await scopedInternalAccounts(trx, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
         if (!row) throw notFound('Internal account', accountId);
-        const nowMs = ctx.clock.nowMs();
+        const now = nowMs(ctx, scope);
         await postEntry(
           trx,
           scope,
@@ -109,7 +109,7 @@ export function makeInternalAccountService(ctx: Ctx) {
               { accountId, currency: row.currency, amount: BigInt(amount) },
             ],
           },
-          nowMs,
+          now,
         );
         const updated = await trx.selectFrom('ledger_accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
         return toInternalAccount(updated);

@@ -53,6 +53,7 @@ export async function createPlatform(ctx: Ctx, name: string): Promise<CreatedPla
           uma_domain: environment === 'sandbox' ? `${slug}.sandbox.uma.localhost` : `${slug}.uma.localhost`,
           webhook_endpoint: null,
           supported_currencies: JSON.stringify(CURRENCY_CODES),
+          clock_offset_ms: 0n,
           created_at: now,
           updated_at: now,
         })
@@ -91,4 +92,15 @@ export async function getPlatformConfig(ctx: Ctx, scope: Scope): Promise<Platfor
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
+}
+
+/** A scope with its current sandbox clock offset, for work that does not come through a request (jobs, CLI). */
+export async function loadScope(ctx: Ctx, platformId: string, environment: Environment): Promise<Scope> {
+  const row = await ctx.store.db
+    .selectFrom('platform_configs')
+    .select('clock_offset_ms')
+    .where('platform_id', '=', platformId)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
+  return { platformId, environment, clockOffsetMs: Number(row?.clock_offset_ms ?? 0n) };
 }

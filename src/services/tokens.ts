@@ -5,7 +5,7 @@ import { hasPrefix, newId } from '../domain/ids.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { ApiTokensTable, Environment } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import type { Ctx, Scope } from './context.ts';
+import { nowMs, type Ctx, type Scope } from './context.ts';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -56,7 +56,7 @@ export async function insertToken(
   const id = newId('Token');
   // 256 bits from the OS CSPRNG; base64url has no ':' so the Basic credential splits unambiguously.
   const clientSecret = randomBytes(32).toString('base64url');
-  const now = BigInt(ctx.clock.nowMs());
+  const now = BigInt(nowMs(ctx, scope));
   const row: ApiTokensTable = {
     id,
     platform_id: scope.platformId,
@@ -91,7 +91,13 @@ export function makeTokenService(ctx: Ctx) {
     async authenticate(username: string, secret: string): Promise<Principal> {
       const unauthorized = new AppError('UNAUTHORIZED', 'Invalid API credentials');
       const id = hasPrefix(username, 'Token') ? username : `Token:${username}`;
-      const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('api_tokens')
+        .leftJoin('platform_configs', (j) => j.onRef('platform_configs.platform_id', '=', 'api_tokens.platform_id').onRef('platform_configs.environment', '=', 'api_tokens.environment'))
+        .selectAll('api_tokens')
+        .select('platform_configs.clock_offset_ms')
+        .where('api_tokens.id', '=', id)
+        .executeTakeFirst();
       const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
       const given = Buffer.from(hashSecret(ctx.config.secretKey, secret), 'hex');
       const matches = timingSafeEqual(expected, given);
@@ -100,6 +106,7 @@ export function makeTokenService(ctx: Ctx) {
         tokenId: row.id,
         platformId: row.platform_id,
         environment: row.environment as Environment,
+        clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
         permissions: new Set(row.permissions.split(',') as Permission[]),
       };
     },
@@ -129,7 +136,7 @@ export function makeTokenService(ctx: Ctx) {
       if (tokenId === callerTokenId) {
         throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', { field: 'tokenId' });
       }
-      const now = BigInt(ctx.clock.nowMs());
+      const now = BigInt(nowMs(ctx, scope));
       const result = await db
         .updateTable('api_tokens')
         .set({ revoked_at: now, updated_at: now })

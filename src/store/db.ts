@@ -70,8 +70,23 @@ export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) {
     installPgParsers();
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // pool.end() resolves before its sockets have closed; close() waits for them, so a caller that drops
+    // or restarts the database right after never meets a half-closed connection.
+    const open = new Set<pg.Client>();
+    pool.on('connect', (client) => {
+      open.add(client);
+      client.on('end', () => open.delete(client));
+      client.on('error', () => open.delete(client));
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return makeStore(db, 'postgres');
+    const store = makeStore(db, 'postgres');
+    return {
+      ...store,
+      async close() {
+        await store.close();
+        for (let waited = 0; open.size > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+      },
+    };
   }
   mkdirSync(options.dataDir, { recursive: true });
   const file = new SqliteDatabase(join(options.dataDir, 'payouts.sqlite'));

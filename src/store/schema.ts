@@ -33,6 +33,8 @@ export interface PlatformConfigsTable {
   webhook_endpoint: string | null;
   /** JSON array of currency codes. */
   supported_currencies: string;
+  /** Sandbox only: how far this platform's sandbox clock runs ahead of real time. */
+  clock_offset_ms: bigint;
   created_at: bigint;
   updated_at: bigint;
 }
@@ -93,6 +95,37 @@ export interface PostingsTable {
   amount: bigint;
 }
 
+export interface EventsTable {
+  /** `Webhook:<uuid>`, also the delivery's idempotency key for receivers. */
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  /** OBJECT.EVENT form, e.g. OUTGOING_PAYMENT.COMPLETED; the legacy envelope is derived from it. */
+  type: string;
+  object_id: string;
+  /** JSON snapshot of the resource as GET returned it at that moment. */
+  data: string;
+  created_at: bigint;
+}
+
+export type JobStatus = 'pending' | 'running' | 'done' | 'failed';
+
+export interface JobsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  kind: string;
+  payload: string;
+  status: JobStatus;
+  /** Wall-clock ms. Advancing a sandbox clock pulls the platform's pending jobs earlier by the same amount. */
+  run_at: bigint;
+  lease_until: bigint | null;
+  attempts: bigint;
+  last_error: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -101,4 +134,6 @@ export interface Database {
   ledger_accounts: LedgerAccountsTable;
   journal_entries: JournalEntriesTable;
   postings: PostingsTable;
+  events: EventsTable;
+  jobs: JobsTable;
 }

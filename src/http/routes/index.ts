@@ -2,10 +2,12 @@ import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
 import { customerRoutes } from './customers.ts';
 import { internalAccountRoutes } from './internal-accounts.ts';
+import { sandboxClockRoutes } from './sandbox-clock.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export function registerRoutes(api: Http, services: Services): void {
   tokenRoutes(api, services);
   customerRoutes(api, services);
   internalAccountRoutes(api, services);
+  sandboxClockRoutes(api, services);
 }

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.ts';
+import * as m002 from './002_events_jobs_clock.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '002_events_jobs_clock': m002,
 };

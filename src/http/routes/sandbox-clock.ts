@@ -1,0 +1,30 @@
+import type { Http } from '../server.ts';
+import type { Services } from '../../app.ts';
+import { AppError } from '../../domain/errors.ts';
+import { errors } from '../schemas/common.ts';
+import { SandboxClock, SandboxClockAdvance } from '../schemas/sandbox.ts';
+
+export function sandboxClockRoutes(api: Http, { sandboxClock }: Services): void {
+  const tags = ['Sandbox'];
+  api.get('/sandbox/clock', {
+    config: { permission: 'VIEW', sandboxOnly: true },
+    schema: { tags, summary: "Read this platform's sandbox clock", response: { 200: SandboxClock, ...errors(401, 403) } },
+    handler: async (req) => sandboxClock.get(req.principal),
+  });
+  api.post('/sandbox/clock/advance', {
+    config: { permission: 'TRANSACT', sandboxOnly: true },
+    schema: {
+      tags,
+      summary: 'Move the sandbox clock forward and run every delayed outcome, expiry and retry that became due',
+      body: SandboxClockAdvance,
+      response: { 200: SandboxClock, ...errors(400, 401, 403) },
+    },
+    handler: async (req) => {
+      const { milliseconds, seconds } = req.body ?? {};
+      if ((milliseconds === undefined) === (seconds === undefined)) {
+        throw new AppError('INVALID_INPUT', 'give exactly one of milliseconds or seconds', { field: 'milliseconds' });
+      }
+      return sandboxClock.advance(req.principal, milliseconds ?? seconds! * 1000);
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import { newId } from '../domain/ids.ts';
+import type { Store, Tx } from '../store/db.ts';
+import type { JobsTable } from '../store/schema.ts';
+import type { Scope } from '../services/context.ts';
+
+export type Job = JobsTable;
+
+/**
+ * Queues a job in the caller's transaction, due `delayMs` from now. run_at is wall-clock time: the
+ * sandbox clock moves a platform's pending jobs earlier when it is advanced (see services/sandbox-clock).
+ */
+export async function enqueueJob(trx: Tx, scope: Scope, kind: string, payload: unknown, realNowMs: number, delayMs = 0): Promise<string> {
+  const id = newId('Job');
+  await trx
+    .insertInto('jobs')
+    .values({
+      id,
+      platform_id: scope.platformId,
+      environment: scope.environment,
+      kind,
+      payload: JSON.stringify(payload),
+      status: 'pending',
+      run_at: BigInt(realNowMs + delayMs),
+      lease_until: null,
+      attempts: 0n,
+      last_error: null,
+      created_at: BigInt(realNowMs),
+      updated_at: BigInt(realNowMs),
+    })
+    .execute();
+  return id;
+}
+
+export interface ClaimFilter {
+  platformId?: string;
+  environment?: string;
+}
+
+/**
+ * Claims up to `limit` due jobs by leasing them. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets several
+ * server processes claim side by side without ever taking the same job; on SQLite the write lock
+ * (BEGIN IMMEDIATE) already serializes claimers. A job whose lease ran out (its process died) is due again.
+ */
+export async function claimJobs(store: Store, realNowMs: number, leaseMs: number, limit: number, filter: ClaimFilter = {}): Promise<Job[]> {
+  const now = BigInt(realNowMs);
+  return store.tx(async (trx) => {
+    let due = trx
+      .selectFrom('jobs')
+      .select('id')
+      .where((eb) => eb.or([eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]))
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(limit);
+    if (filter.platformId) due = due.where('platform_id', '=', filter.platformId);
+    if (filter.environment) due = due.where('environment', '=', filter.environment as 'sandbox');
+    if (store.engine === 'postgres') due = due.forUpdate().skipLocked();
+    const ids = (await due.execute()).map((r) => r.id);
+    if (ids.length === 0) return [];
+    return trx
+      .updateTable('jobs')
+      .set((eb) => ({ status: 'running', lease_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1n), updated_at: now }))
+      .where('id', 'in', ids)
+      .returningAll()
+      .execute();
+  });
+}
+
+export async function completeJob(store: Store, job: Job, realNowMs: number): Promise<void> {
+  await store.db.updateTable('jobs').set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) }).where('id', '=', job.id).where('status', '=', 'running').execute();
+}
+
+/** Puts a failed job back with a delay, or gives up on it for good after its last attempt. */
+export async function failJob(store: Store, job: Job, error: string, realNowMs: number, retryInMs: number | null): Promise<void> {
+  await store.db
+    .updateTable('jobs')
+    .set({
+      status: retryInMs === null ? 'failed' : 'pending',
+      run_at: BigInt(realNowMs + (retryInMs ?? 0)),
+      lease_until: null,
+      last_error: error.slice(0, 2000),
+      updated_at: BigInt(realNowMs),
+    })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .execute();
+}

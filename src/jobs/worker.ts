@@ -1,0 +1,120 @@
+import type { Clock } from '../domain/clock.ts';
+import type { Store } from '../store/db.ts';
+import type { Scope } from '../services/context.ts';
+import { claimJobs, completeJob, failJob, type ClaimFilter, type Job } from './queue.ts';
+
+/**
+ * Handles one job. Handlers must be idempotent: a job whose process died mid-way is run again once
+ * its lease runs out. State-guarded updates (`WHERE status IN (...)`) make that safe.
+ */
+export type JobHandler = (job: Job, scope: Scope) => Promise<void>;
+
+export interface WorkerOptions {
+  pollMs: number;
+  leaseMs: number;
+  batchSize: number;
+  maxAttempts: number;
+  /** Loads a scope with its sandbox clock offset, for handlers that stamp times. */
+  scopeOf(platformId: string, environment: string): Promise<Scope>;
+}
+
+export interface Logger {
+  error(obj: unknown, msg?: string): void;
+}
+
+/** Bounded retry backoff for a handler that threw: 1 s, 2 s, 4 s … capped at 5 minutes. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
+}
+
+export class JobWorker {
+  private readonly handlers = new Map<string, JobHandler>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = true;
+  private current: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly options: WorkerOptions,
+  ) {}
+
+  register(kind: string, handler: JobHandler): void {
+    if (this.handlers.has(kind)) throw new Error(`job kind ${kind} registered twice`);
+    this.handlers.set(kind, handler);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.current.catch(() => undefined);
+  }
+
+  /** Asks for a pass soon (after a transaction queued work that is due now). */
+  kick(): void {
+    if (!this.stopped && !this.running) this.schedule(0);
+  }
+
+  /**
+   * Runs due jobs until none is left (or a bound is reached), optionally only one platform's. The sandbox
+   * clock calls this after moving time, so delayed outcomes have happened when the call returns.
+   */
+  async drain(filter: ClaimFilter = {}, maxRounds = 50): Promise<number> {
+    let total = 0;
+    for (let round = 0; round < maxRounds; round++) {
+      const ran = await this.runOnce(filter);
+      total += ran;
+      if (ran === 0) break;
+    }
+    return total;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.current = this.tick();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    this.running = true;
+    let ran = 0;
+    try {
+      ran = await this.runOnce({});
+    } catch (err) {
+      this.log.error({ err }, 'job worker pass failed');
+    } finally {
+      this.running = false;
+    }
+    if (!this.stopped) this.schedule(ran > 0 ? 0 : this.options.pollMs);
+  }
+
+  private async runOnce(filter: ClaimFilter): Promise<number> {
+    const jobs = await claimJobs(this.store, this.clock.nowMs(), this.options.leaseMs, this.options.batchSize, filter);
+    for (const job of jobs) await this.runJob(job);
+    return jobs.length;
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    const handler = this.handlers.get(job.kind);
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(job, await this.options.scopeOf(job.platform_id, job.environment));
+      await completeJob(this.store, job, this.clock.nowMs());
+    } catch (err) {
+      const attempts = Number(job.attempts);
+      const giveUp = attempts >= this.options.maxAttempts;
+      this.log.error({ err, jobId: job.id, kind: job.kind, attempts }, giveUp ? 'job failed for good' : 'job failed; will retry');
+      await failJob(this.store, job, err instanceof Error ? err.message : String(err), this.clock.nowMs(), giveUp ? null : retryDelayMs(attempts));
+    }
+  }
+}

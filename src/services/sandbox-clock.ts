@@ -1,0 +1,53 @@
+import { AppError } from '../domain/errors.ts';
+import { iso } from '../domain/clock.ts';
+import type { JobWorker } from '../jobs/worker.ts';
+import { nowMs, type Ctx, type Scope } from './context.ts';
+import { loadScope } from './platforms.ts';
+
+/** Longest single step, so a typo cannot throw a sandbox years ahead. */
+export const MAX_ADVANCE_MS = 30 * 24 * 3600_000;
+
+export interface SandboxClock {
+  now: string;
+  offsetMs: number;
+}
+
+/**
+ * Each platform's sandbox has its own clock: real time plus an offset. Advancing it adds to the offset
+ * and pulls that platform's pending jobs earlier by the same amount, then runs whatever became due, so
+ * the 30-second and 6-minute outcomes, quote expiry and webhook retries happen before the call returns.
+ */
+export function makeSandboxClockService(ctx: Ctx, worker: JobWorker) {
+  return {
+    async get(scope: Scope): Promise<SandboxClock> {
+      const fresh = await loadScope(ctx, scope.platformId, scope.environment);
+      return { now: iso(nowMs(ctx, fresh)), offsetMs: fresh.clockOffsetMs ?? 0 };
+    },
+
+    async advance(scope: Scope, byMs: number): Promise<SandboxClock> {
+      if (scope.environment !== 'sandbox') throw new AppError('FORBIDDEN', 'Only the sandbox clock can be moved');
+      if (!Number.isSafeInteger(byMs) || byMs <= 0 || byMs > MAX_ADVANCE_MS) {
+        throw new AppError('INVALID_INPUT', `advance by 1 ms to ${MAX_ADVANCE_MS} ms at a time`, { field: 'milliseconds' });
+      }
+      await ctx.store.tx(async (trx) => {
+        await trx
+          .updateTable('platform_configs')
+          .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(byMs)) }))
+          .where('platform_id', '=', scope.platformId)
+          .where('environment', '=', 'sandbox')
+          .execute();
+        await trx
+          .updateTable('jobs')
+          .set((eb) => ({ run_at: eb('run_at', '-', BigInt(byMs)) }))
+          .where('platform_id', '=', scope.platformId)
+          .where('environment', '=', 'sandbox')
+          .where('status', '=', 'pending')
+          .execute();
+      });
+      await worker.drain({ platformId: scope.platformId, environment: 'sandbox' });
+      return this.get(scope);
+    },
+  };
+}
+
+export type SandboxClockService = ReturnType<typeof makeSandboxClockService>;
