@@ -3,16 +3,19 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp, type Http } from './http/server.ts';
 import type { Ctx } from './services/context.ts';
 import { makeCustomerService } from './services/customers.ts';
+import { makeExternalAccountService } from './services/external-accounts.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
 import { makeTokenService } from './services/tokens.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
 
 export function makeServices(ctx: Ctx) {
+  const customers = makeCustomerService(ctx);
   return {
     ctx,
     tokens: makeTokenService(ctx),
-    customers: makeCustomerService(ctx),
+    customers,
     internalAccounts: makeInternalAccountService(ctx),
+    externalAccounts: makeExternalAccountService(ctx, customers),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
 import { customerRoutes } from './customers.ts';
+import { externalAccountRoutes } from './external-accounts.ts';
 import { internalAccountRoutes } from './internal-accounts.ts';
 import { tokenRoutes } from './tokens.ts';
 
@@ -8,4 +9,5 @@ export function registerRoutes(api: Http, services: Services): void {
   tokenRoutes(api, services);
   customerRoutes(api, services);
   internalAccountRoutes(api, services);
+  externalAccountRoutes(api, services);
 }

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.ts';
+import * as m003 from './003_external_accounts.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '003_external_accounts': m003,
 };
