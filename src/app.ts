@@ -5,6 +5,7 @@ import { buildHttp, type Http } from './http/server.ts';
 import { JobWorker } from './jobs/worker.ts';
 import type { Ctx } from './services/context.ts';
 import { makeCustomerService } from './services/customers.ts';
+import { makeExternalAccountService } from './services/external-accounts.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
 import { loadScope } from './services/platforms.ts';
 import { makeSandboxClockService } from './services/sandbox-clock.ts';
@@ -28,14 +29,16 @@ export function makeServices(ctx: Ctx, log: Logger) {
     maxAttempts: 10,
     scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
   });
+  const customers = makeCustomerService(ctx);
   return {
     ctx,
     log,
     worker,
     tokens: makeTokenService(ctx),
-    customers: makeCustomerService(ctx),
+    customers,
     internalAccounts: makeInternalAccountService(ctx),
     sandboxClock: makeSandboxClockService(ctx, worker),
+    externalAccounts: makeExternalAccountService(ctx, customers),
   };
 }
 

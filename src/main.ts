@@ -6,6 +6,7 @@ import { migrate, openStore } from './store/db.ts';
 import { countPlatforms, createPlatform, platformExists } from './services/platforms.ts';
 import { insertToken, PERMISSIONS, type Permission } from './services/tokens.ts';
 import { verifyLedger } from './ledger/verify.ts';
+import { AppError } from './domain/errors.ts';
 import type { Environment } from './store/schema.ts';
 
 const USAGE = `Usage: payouts <command>
@@ -15,6 +16,7 @@ const USAGE = `Usage: payouts <command>
   platforms create --name NAME [--json]
   tokens create --platform ID --env sandbox|production --name NAME [--permissions VIEW,TRANSACT,MANAGE] [--json]
   ledger verify                       check every ledger invariant; exits 1 naming each violation
+  accounts activate ID                make a PENDING or UNDER_REVIEW external account ACTIVE (operator review)
 `;
 
 class UsageError extends Error {}
@@ -122,6 +124,25 @@ async function main(argv: string[]): Promise<number> {
         }
         for (const v of violations) process.stdout.write(`VIOLATION ${v.invariant}: ${v.detail}\n`);
         return 1;
+      } finally {
+        await store.close();
+      }
+    }
+    case 'accounts': {
+      const [id, ...extra] = rest;
+      if (sub !== 'activate' || !id || extra.length > 0) fail('expected: accounts activate ID');
+      const { store, services } = await openServices(config);
+      try {
+        const account = await services.externalAccounts.activate(id);
+        process.stdout.write(`${account.id} is ${account.status}\n`);
+        return 0;
+      } catch (err) {
+        // A missing or non-activatable account is the operator's input, not a crash: say why and exit 1.
+        if (err instanceof AppError) {
+          process.stderr.write(`payouts: ${err.message}\n`);
+          return 1;
+        }
+        throw err;
       } finally {
         await store.close();
       }

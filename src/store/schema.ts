@@ -3,6 +3,8 @@
  * epoch milliseconds (bigint) so range filters and keyset pages compare numbers on either engine;
  * flexible sub-objects are JSON text.
  */
+import type { ExternalAccountStatus } from '../domain/account-types.ts';
+
 export type Environment = 'sandbox' | 'production';
 
 export interface PlatformsTable {
@@ -126,6 +128,32 @@ export interface JobsTable {
   updated_at: bigint;
 }
 
+export interface ExternalAccountsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  /** Null for the platform's own accounts. */
+  customer_id: string | null;
+  /** customer_id, or 'platform': the duplicate rule's unique key needs a non-null owner. */
+  owner: string;
+  status: ExternalAccountStatus;
+  currency: string;
+  account_type: string;
+  /** The type's primary identifier (account number, IBAN, CLABE, PIX key, phone, address, ...). */
+  primary_identifier: string;
+  /** JSON: accountInfo as the caller gave it (platformAccountId removed), beneficiary included. */
+  account_info: string;
+  platform_account_id: string | null;
+  /** 0 or 1; a partial unique index allows one 1 per customer. */
+  default_uma_deposit: bigint;
+  beneficiary_verification_status: string;
+  /** The holder's name as the rail returned it, when it returned one. */
+  beneficiary_verified_name: string | null;
+  crypto_network: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -136,4 +164,5 @@ export interface Database {
   postings: PostingsTable;
   events: EventsTable;
   jobs: JobsTable;
+  external_accounts: ExternalAccountsTable;
 }

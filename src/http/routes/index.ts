@@ -1,6 +1,7 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
 import { customerRoutes } from './customers.ts';
+import { externalAccountRoutes } from './external-accounts.ts';
 import { internalAccountRoutes } from './internal-accounts.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -10,4 +11,5 @@ export function registerRoutes(api: Http, services: Services): void {
   customerRoutes(api, services);
   internalAccountRoutes(api, services);
   sandboxClockRoutes(api, services);
+  externalAccountRoutes(api, services);
 }

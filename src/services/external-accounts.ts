@@ -1,0 +1,226 @@
+import type { Static } from '@sinclair/typebox';
+import type { ExternalAccount as ExternalAccountSchema } from '../http/schemas/external-accounts.ts';
+import { ACCOUNT_TRANSITIONS, isUsable, validateExternalAccount, type ExternalAccountInput } from '../domain/account-types.ts';
+import { verifyBeneficiary } from '../domain/beneficiary-verification.ts';
+import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { iso } from '../domain/clock.ts';
+import { newId } from '../domain/ids.ts';
+import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
+import type { ExternalAccountsTable } from '../store/schema.ts';
+import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import type { Ctx, Scope } from './context.ts';
+import type { CustomerService } from './customers.ts';
+
+export type ExternalAccount = Static<typeof ExternalAccountSchema>;
+
+/** A create request, from the HTTP body or from a quote's inline externalAccountDetails. */
+export interface ExternalAccountCreateInput extends ExternalAccountInput {
+  /** Omitted or null: the account belongs to the platform. */
+  customerId?: string | null | undefined;
+  defaultUmaDepositAccount?: boolean | undefined;
+}
+
+const PLATFORM_OWNER = 'platform';
+
+export function toExternalAccount(row: ExternalAccountsTable): ExternalAccount {
+  const account: ExternalAccount = {
+    id: row.id,
+    status: row.status,
+    currency: row.currency,
+    accountInfo: JSON.parse(row.account_info) as ExternalAccount['accountInfo'],
+    customerId: row.customer_id,
+    defaultUmaDepositAccount: row.default_uma_deposit === 1n,
+    beneficiaryVerificationStatus: row.beneficiary_verification_status as ExternalAccount['beneficiaryVerificationStatus'],
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+  if (row.platform_account_id !== null) account.platformAccountId = row.platform_account_id;
+  if (row.beneficiary_verified_name !== null) account.beneficiaryVerifiedData = { fullName: row.beneficiary_verified_name };
+  if (row.crypto_network !== null) account.cryptoNetwork = row.crypto_network;
+  return account;
+}
+
+export function scopedExternalAccounts(db: Db | Tx, scope: Scope) {
+  return db
+    .selectFrom('external_accounts')
+    .where('external_accounts.platform_id', '=', scope.platformId)
+    .where('external_accounts.environment', '=', scope.environment);
+}
+
+function duplicate(): AppError {
+  return new AppError('ACCOUNT_ALREADY_EXISTS', 'This owner already has an external account with the same primary identifier and currency that is not INACTIVE', {
+    field: 'accountInfo',
+    rule: 'unique',
+  });
+}
+
+/** Which routes see an account: the customer routes answer for every account in scope, the platform routes only for the platform's own. */
+export type AccountView = 'any' | 'platform';
+
+export function makeExternalAccountService(ctx: Ctx, customers: CustomerService) {
+  const { store } = ctx;
+  const { db } = store;
+
+  async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
+    let q = scopedExternalAccounts(trx, scope).selectAll().where('external_accounts.id', '=', id);
+    if (view === 'platform') q = q.where('external_accounts.customer_id', 'is', null);
+    const row = await q.executeTakeFirst();
+    if (!row) throw notFound('External account', id);
+    return row;
+  }
+
+  /**
+   * Serializes account creation per owner on PostgreSQL: the owner's row (customer, or the platform's
+   * configuration for platform accounts) is locked before the duplicate check and the default-deposit
+   * swap, so two concurrent creates cannot both pass the check or both end as the default. SQLite
+   * transactions already run one at a time (`begin immediate`).
+   */
+  async function lockOwner(trx: Tx, scope: Scope, customerId: string | null): Promise<void> {
+    if (store.engine !== 'postgres') return;
+    if (customerId) await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
+    else await trx.selectFrom('platform_configs').select('id').where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment).forUpdate().execute();
+  }
+
+  /**
+   * Creates an external account inside the caller's transaction, with every rule: the account-type
+   * table, the beneficiary, the duplicate rule, the default-deposit swap and (sandbox) the simulated
+   * name check, whose error suffixes throw before anything is written. Quotes call this for inline
+   * EXTERNAL_ACCOUNT_DETAILS so both paths are the same code.
+   */
+  async function createExternalAccountInTx(trx: Tx, scope: Scope, input: ExternalAccountCreateInput): Promise<ExternalAccount> {
+    const customerId = input.customerId ?? null;
+    const account = validateExternalAccount(input, customerId ? 'customer' : 'platform');
+    const makeDefault = input.defaultUmaDepositAccount === true;
+    if (makeDefault && !customerId) {
+      throw invalidInput('defaultUmaDepositAccount', "defaultUmaDepositAccount applies to a customer's account; this one belongs to the platform", 'customerOnly');
+    }
+    if (customerId) await customers.requireActive(trx, scope, customerId);
+    const verification = verifyBeneficiary(scope.environment, account.primaryIdentifier, account.beneficiaryName);
+
+    await lockOwner(trx, scope, customerId);
+    const owner = customerId ?? PLATFORM_OWNER;
+    const existing = await scopedExternalAccounts(trx, scope)
+      .select('id')
+      .where('owner', '=', owner)
+      .where('currency', '=', account.currency)
+      .where('primary_identifier', '=', account.primaryIdentifier)
+      .where('status', '<>', 'INACTIVE')
+      .executeTakeFirst();
+    if (existing) throw duplicate();
+
+    const now = BigInt(ctx.clock.nowMs());
+    if (makeDefault) {
+      await trx
+        .updateTable('external_accounts')
+        .set({ default_uma_deposit: 0n, updated_at: now })
+        .where('customer_id', '=', customerId)
+        .where('default_uma_deposit', '=', 1n)
+        .execute();
+    }
+    const row: ExternalAccountsTable = {
+      id: newId('ExternalAccount'),
+      platform_id: scope.platformId,
+      environment: scope.environment,
+      customer_id: customerId,
+      owner,
+      // Sandbox accounts are usable at once (a PENDING name check does not hold them back); production
+      // accounts wait for an operator (`payouts accounts activate`), the default connector's review step.
+      status: scope.environment === 'sandbox' ? 'ACTIVE' : 'PENDING',
+      currency: account.currency,
+      account_type: account.accountType,
+      primary_identifier: account.primaryIdentifier,
+      account_info: JSON.stringify(account.accountInfo),
+      platform_account_id: account.platformAccountId,
+      default_uma_deposit: makeDefault ? 1n : 0n,
+      beneficiary_verification_status: verification.status,
+      beneficiary_verified_name: verification.verifiedName ?? null,
+      crypto_network: account.cryptoNetwork,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('external_accounts').values(row).execute();
+    return toExternalAccount(row);
+  }
+
+  /** The account if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise). */
+  async function requireUsableExternalAccount(trx: Db | Tx, scope: Scope, id: string, field = 'accountId'): Promise<ExternalAccountsTable> {
+    const row = await load(trx, scope, id);
+    if (!isUsable(row)) throw invalidInput(field, `External account ${id} is ${row.status}; only ACTIVE accounts can send or receive payments`, 'accountStatus');
+    return row;
+  }
+
+  return {
+    createExternalAccountInTx,
+    requireUsableExternalAccount,
+
+    async create(scope: Scope, input: ExternalAccountCreateInput): Promise<ExternalAccount> {
+      try {
+        return await store.tx((trx) => createExternalAccountInTx(trx, scope, input));
+      } catch (err) {
+        // The owner lock makes this unreachable in practice; the unique index is the last word.
+        if (isUniqueViolation(err)) throw duplicate();
+        throw err;
+      }
+    },
+
+    async get(scope: Scope, id: string, view: AccountView): Promise<ExternalAccount> {
+      return toExternalAccount(await load(db, scope, id, view));
+    },
+
+    /** Customer-owned accounts, oldest first. */
+    async listCustomerAccounts(scope: Scope, filters: { currency?: string | undefined; customerId?: string | undefined }, page: PageRequest): Promise<Page<ExternalAccount>> {
+      let q = scopedExternalAccounts(db, scope).where('external_accounts.customer_id', 'is not', null);
+      if (filters.customerId) q = q.where('external_accounts.owner', '=', filters.customerId);
+      if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
+      return mapPage(await keysetPage<ExternalAccountsTable>(q, 'external_accounts', page), toExternalAccount);
+    },
+
+    /** The platform's own accounts, oldest first, unpaginated as the API defines this list. */
+    async listPlatformAccounts(scope: Scope, filters: { currency?: string | undefined }): Promise<ExternalAccount[]> {
+      let q = scopedExternalAccounts(db, scope).where('external_accounts.owner', '=', PLATFORM_OWNER);
+      if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
+      const rows = await q.selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(toExternalAccount);
+    },
+
+    /**
+     * Deactivates the account (kept for the record: transactions refer to it) and gives up its
+     * default-deposit flag. Deleting an INACTIVE account again answers it unchanged.
+     */
+    async remove(scope: Scope, id: string, view: AccountView): Promise<ExternalAccount> {
+      return store.tx(async (trx) => {
+        const row = await load(trx, scope, id, view);
+        const { from, to } = ACCOUNT_TRANSITIONS.deactivate;
+        const now = BigInt(ctx.clock.nowMs());
+        const result = await trx
+          .updateTable('external_accounts')
+          .set({ status: to, default_uma_deposit: 0n, updated_at: now })
+          .where('id', '=', row.id)
+          .where('status', 'in', from)
+          .executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return toExternalAccount(row);
+        return toExternalAccount({ ...row, status: to, default_uma_deposit: 0n, updated_at: now });
+      });
+    },
+
+    /**
+     * Operator activation (CLI): the default production connector's review step. Ids are unique across
+     * tenants, so the operator names the account alone. Only PENDING or UNDER_REVIEW accounts move.
+     */
+    async activate(id: string): Promise<ExternalAccount> {
+      return store.tx(async (trx) => {
+        const row = await trx.selectFrom('external_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+        if (!row) throw notFound('External account', id);
+        const { from, to } = ACCOUNT_TRANSITIONS.activate;
+        if (!(from as readonly string[]).includes(row.status)) {
+          throw invalidInput('externalAccountId', `External account ${id} is ${row.status}; only ${from.join(' or ')} accounts can be activated`, 'accountStatus');
+        }
+        const now = BigInt(ctx.clock.nowMs());
+        await trx.updateTable('external_accounts').set({ status: to, updated_at: now }).where('id', '=', id).where('status', 'in', from).execute();
+        return toExternalAccount({ ...row, status: to, updated_at: now });
+      });
+    },
+  };
+}
+
+export type ExternalAccountService = ReturnType<typeof makeExternalAccountService>;
