@@ -10,6 +10,10 @@ import { makeInternalAccountService } from './services/internal-accounts.ts';
 import { loadScope } from './services/platforms.ts';
 import { makeSandboxClockService } from './services/sandbox-clock.ts';
 import { makeTokenService } from './services/tokens.ts';
+import { makeTransactionService } from './services/transactions.ts';
+import { makeTransferService } from './services/transfers.ts';
+import { makeQuoteService } from './services/quotes.ts';
+import { makeRateService } from './services/rates.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
 import type { Environment } from './store/schema.ts';
 
@@ -30,6 +34,9 @@ export function makeServices(ctx: Ctx, log: Logger) {
     scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
   });
   const customers = makeCustomerService(ctx);
+  const externalAccounts = makeExternalAccountService(ctx, customers);
+  const transactions = makeTransactionService(ctx, worker);
+  const rates = makeRateService(ctx);
   return {
     ctx,
     log,
@@ -38,7 +45,11 @@ export function makeServices(ctx: Ctx, log: Logger) {
     customers,
     internalAccounts: makeInternalAccountService(ctx),
     sandboxClock: makeSandboxClockService(ctx, worker),
-    externalAccounts: makeExternalAccountService(ctx, customers),
+    externalAccounts,
+    transactions,
+    rates,
+    transfers: makeTransferService(ctx, worker, transactions, externalAccounts),
+    quotes: makeQuoteService(ctx, worker, transactions, externalAccounts, customers, rates),
   };
 }
 

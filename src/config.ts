@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
 
 /** Everything the process reads from its environment, parsed and checked once at start. */
 export interface Config {
@@ -23,6 +24,8 @@ export interface Config {
   runWorkers: boolean;
   /** How often an idle job worker looks for due work. */
   jobPollMs: number;
+  /** Production exchange rates and fees, from the operator's RATES_FILE; none means no production quotes. */
+  productionRates: RatesFile | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +65,15 @@ function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   }
 }
 
+function loadRatesFile(path: string | undefined): RatesFile | undefined {
+  if (!path) return undefined;
+  try {
+    return parseRatesFile(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (err) {
+    throw new ConfigError(`RATES_FILE ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const host = env.HOST || '0.0.0.0';
@@ -82,5 +94,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: env.PUBLIC_URL || `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
     runWorkers: env.RUN_WORKERS !== 'false',
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
+    productionRates: loadRatesFile(env.RATES_FILE),
   };
 }

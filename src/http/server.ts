@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -75,6 +75,22 @@ export function toErrorBody(err: FastifyError | AppError | Error): { status: num
     return { status, code: CODE_BY_STATUS[status] ?? 'INVALID_INPUT', message: fe.message };
   }
   return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+}
+
+/**
+ * Array query parameters arrive repeated (`?c=INR&c=GBP`, as the reference declares) or comma-joined
+ * (`?c=INR,GBP`, as the official clients send them). Both become one array before validation.
+ */
+async function splitCommaArrays(request: FastifyRequest): Promise<void> {
+  const properties = (request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: string }> } | undefined)?.properties;
+  if (!properties || !request.query || typeof request.query !== 'object') return;
+  const query = request.query as Record<string, unknown>;
+  for (const [name, schema] of Object.entries(properties)) {
+    const value = query[name];
+    if (schema.type !== 'array' || value === undefined) continue;
+    const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',')).filter((v) => v !== '');
+    query[name] = parts;
+  }
 }
 
 export async function buildHttp(services: Services, options: HttpOptions): Promise<Http> {
@@ -167,6 +183,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticate);
+      api.addHook('preValidation', splitCommaArrays);
       api.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
       registerRoutes(api as Http, services);
     },

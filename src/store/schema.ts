@@ -154,6 +154,95 @@ export interface ExternalAccountsTable {
   updated_at: bigint;
 }
 
+export type TransactionType = 'OUTGOING' | 'INCOMING';
+export type TransactionStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+/** Which path a transaction takes: it decides the outcome table and the ledger postings. */
+export type TransactionFlow = 'TRANSFER_OUT' | 'TRANSFER_IN' | 'QUOTE' | 'INCOMING_UMA';
+/** Where the money of an outgoing transaction came from, and so where a refund returns it. */
+export type Funding = 'INTERNAL' | 'EXTERNAL';
+
+export interface TransactionsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  type: TransactionType;
+  flow: TransactionFlow;
+  status: TransactionStatus;
+  /** JSON: the source as the API shows it ({sourceType, accountId, currency} …). */
+  source: string;
+  destination: string;
+  source_account_id: string | null;
+  destination_account_id: string | null;
+  /** Set once the money is in flight (debited or received); null while a quote awaits funding. */
+  funding: Funding | null;
+  customer_id: string | null;
+  platform_customer_id: string | null;
+  sender_uma_address: string | null;
+  receiver_uma_address: string | null;
+  sent_amount: bigint;
+  sent_currency: string;
+  received_amount: bigint;
+  received_currency: string;
+  fees: bigint;
+  /** The rate as the API shows it (a JSON number, kept as text to round-trip exactly). */
+  exchange_rate: string | null;
+  rate_details: string | null;
+  quote_id: string | null;
+  description: string | null;
+  /** Payment reference (realtime funding, reconciliation). */
+  reference: string | null;
+  payment_instructions: string | null;
+  counterparty_information: string | null;
+  /** The rail's planned outcome (sandbox scenario, or MANUAL for the production connector). */
+  outcome: string;
+  failure_reason: string | null;
+  /** JSON refund object, once a refund began. */
+  refund: string | null;
+  settled_at: bigint | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface QuotesTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  status: TransactionStatus;
+  source: string;
+  destination: string;
+  sending_account_id: string | null;
+  receiving_account_id: string | null;
+  customer_id: string | null;
+  sending_uma_address: string | null;
+  receiving_uma_address: string | null;
+  sending_currency: string;
+  receiving_currency: string;
+  total_sending_amount: bigint;
+  total_receiving_amount: bigint;
+  fees: bigint;
+  exchange_rate: string;
+  rate_details: string;
+  transaction_id: string;
+  payment_instructions: string | null;
+  reference: string | null;
+  counterparty_information: string | null;
+  expires_at: bigint;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface IdempotencyKeysTable {
+  platform_id: string;
+  environment: Environment;
+  operation: string;
+  key: string;
+  /** SHA-256 of the canonical request body: the same key with another body is refused. */
+  request_hash: string;
+  response_status: bigint;
+  response_body: string;
+  created_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -165,4 +254,7 @@ export interface Database {
   events: EventsTable;
   jobs: JobsTable;
   external_accounts: ExternalAccountsTable;
+  transactions: TransactionsTable;
+  quotes: QuotesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

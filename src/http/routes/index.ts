@@ -4,7 +4,9 @@ import { customerRoutes } from './customers.ts';
 import { externalAccountRoutes } from './external-accounts.ts';
 import { internalAccountRoutes } from './internal-accounts.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
+import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
+import { transactionRoutes } from './transactions.ts';
 
 export function registerRoutes(api: Http, services: Services): void {
   tokenRoutes(api, services);
@@ -12,4 +14,6 @@ export function registerRoutes(api: Http, services: Services): void {
   internalAccountRoutes(api, services);
   sandboxClockRoutes(api, services);
   externalAccountRoutes(api, services);
+  quoteRoutes(api, services);
+  transactionRoutes(api, services);
 }

@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+import { Currency, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { PaymentInstructions, RateDetails, TransactionStatus } from './transactions.ts';
+
+export const PURPOSES_OF_PAYMENT = [
+  'GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT',
+  'LOAN_PAYMENT', 'UTILITY_BILL', 'DONATION', 'TRAVEL', 'OTHER',
+] as const;
+
+/**
+ * One object per side with a discriminator, checked field by field in the service: a missing accountId
+ * then answers "source.accountId is required" rather than a union's list of every variant's complaints.
+ */
+export const QuoteSourceInput = Type.Object({
+  sourceType: StringEnum(['ACCOUNT', 'REALTIME_FUNDING']),
+  accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
+  cryptoNetwork: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+export const QuoteDestinationInput = Type.Object({
+  destinationType: StringEnum(['ACCOUNT', 'EXTERNAL_ACCOUNT_DETAILS', 'UMA_ADDRESS']),
+  accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  paymentRail: Type.Optional(Type.String({ maxLength: 64 })),
+  umaAddress: Type.Optional(Type.String({ maxLength: 255 })),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
+  externalAccountDetails: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+
+export const QuoteCreate = Type.Object({
+  source: QuoteSourceInput,
+  destination: QuoteDestinationInput,
+  lockedCurrencySide: StringEnum(['SENDING', 'RECEIVING']),
+  lockedCurrencyAmount: Type.Integer({ minimum: 1, maximum: 9_000_000_000_000_000 }),
+  lookupId: Type.Optional(Type.String({ maxLength: 200 })),
+  immediatelyExecute: Type.Optional(Type.Boolean()),
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+  purposeOfPayment: Type.Optional(StringEnum(PURPOSES_OF_PAYMENT)),
+  senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+
+export const Quote = Type.Object(
+  {
+    id: Type.String(),
+    status: TransactionStatus,
+    createdAt: Timestamp,
+    expiresAt: Timestamp,
+    source: Type.Object(
+      { sourceType: Type.String(), accountId: Type.Optional(Type.String()), customerId: Type.Optional(Type.String()), currency: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
+    destination: Type.Object(
+      {
+        destinationType: Type.String(),
+        accountId: Type.Optional(Type.String()),
+        paymentRail: Type.Optional(Type.String()),
+        umaAddress: Type.Optional(Type.String()),
+        currency: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    sendingCurrency: Currency,
+    receivingCurrency: Currency,
+    totalSendingAmount: Type.Integer({ minimum: 1 }),
+    totalReceivingAmount: Type.Integer({ minimum: 1 }),
+    exchangeRate: Type.Number({ exclusiveMinimum: 0 }),
+    feesIncluded: Type.Integer({ minimum: 0 }),
+    transactionId: Type.String(),
+    paymentInstructions: Type.Optional(Type.Array(PaymentInstructions)),
+    counterpartyInformation: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    rateDetails: RateDetails,
+  },
+  { additionalProperties: false },
+);
+
+export const QuoteListQuery = Type.Object({
+  ...PageQuery,
+  customerId: Type.Optional(Type.String()),
+  sendingAccountId: Type.Optional(Type.String()),
+  receivingAccountId: Type.Optional(Type.String()),
+  sendingUmaAddress: Type.Optional(Type.String()),
+  receivingUmaAddress: Type.Optional(Type.String()),
+  status: Type.Optional(StringEnum(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'])),
+  createdAfter: Type.Optional(Timestamp),
+  createdBefore: Type.Optional(Timestamp),
+});
+
+export const SandboxSend = Type.Object({
+  quoteId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  currencyCode: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
+  currencyAmount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+});
+
+export const ExchangeRateQuery = Type.Object({
+  sourceCurrency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
+  destinationCurrency: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z]{3,5}$' }))),
+  sendingAmount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 10000 }),
+});
+
+export const ExchangeRate = Type.Object(
+  {
+    sourceCurrency: Currency,
+    destinationCurrency: Currency,
+    destinationPaymentRail: Type.String(),
+    sendingAmount: Type.Integer(),
+    minSendingAmount: Type.Integer(),
+    maxSendingAmount: Type.Integer(),
+    receivingAmount: Type.Integer(),
+    exchangeRate: Type.Number({ exclusiveMinimum: 0 }),
+    fees: Type.Object({ fixed: Type.Integer() }),
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false },
+);

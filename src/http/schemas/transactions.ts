@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import { CurrencyAmount, PageQuery, SortOrder, StringEnum, Timestamp } from './common.ts';
+
+export const TransactionStatus = StringEnum(['CREATED', 'PENDING', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED']);
+const FreeObject = Type.Object({}, { additionalProperties: true });
+
+export const TransactionSource = Type.Object(
+  {
+    sourceType: StringEnum(['ACCOUNT', 'REALTIME_FUNDING', 'UMA_ADDRESS']),
+    accountId: Type.Optional(Type.String()),
+    customerId: Type.Optional(Type.String()),
+    umaAddress: Type.Optional(Type.String()),
+    currency: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionDestination = Type.Object(
+  {
+    destinationType: StringEnum(['ACCOUNT', 'UMA_ADDRESS', 'EXTERNAL_ACCOUNT_DETAILS']),
+    accountId: Type.Optional(Type.String()),
+    umaAddress: Type.Optional(Type.String()),
+    paymentRail: Type.Optional(Type.String()),
+    currency: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const Refund = Type.Object(
+  {
+    reference: Type.String(),
+    initiatedAt: Timestamp,
+    status: StringEnum(['PENDING', 'COMPLETED', 'FAILED']),
+    settledAt: Type.Optional(Timestamp),
+    reason: Type.Optional(StringEnum(['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT'])),
+  },
+  { additionalProperties: false },
+);
+
+export const RateDetails = Type.Object(
+  {
+    counterpartyMultiplier: Type.Number(),
+    counterpartyFixedFee: Type.Integer(),
+    gridApiMultiplier: Type.Number(),
+    gridApiFixedFee: Type.Integer(),
+    gridApiVariableFeeRate: Type.Number(),
+    gridApiVariableFeeAmount: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const PaymentInstructions = Type.Object(
+  { accountOrWalletInfo: FreeObject, instructionsNotes: Type.Optional(Type.String()), isPlatformAccount: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+
+export const Transaction = Type.Object(
+  {
+    id: Type.String(),
+    status: TransactionStatus,
+    type: StringEnum(['OUTGOING', 'INCOMING']),
+    source: TransactionSource,
+    destination: TransactionDestination,
+    customerId: Type.Optional(Type.String()),
+    platformCustomerId: Type.Optional(Type.String()),
+    sentAmount: CurrencyAmount,
+    receivedAmount: CurrencyAmount,
+    exchangeRate: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    fees: Type.Integer({ minimum: 0 }),
+    quoteId: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    paymentInstructions: Type.Optional(Type.Array(PaymentInstructions)),
+    counterpartyInformation: Type.Optional(FreeObject),
+    reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.String() })),
+    failureReason: Type.Optional(Type.String()),
+    refund: Type.Optional(Refund),
+    rateDetails: Type.Optional(RateDetails),
+    settledAt: Type.Optional(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    senderUmaAddress: Type.Optional(Type.String()),
+    receiverUmaAddress: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionListQuery = Type.Object({
+  ...PageQuery,
+  customerId: Type.Optional(Type.String()),
+  platformCustomerId: Type.Optional(Type.String()),
+  senderAccountIdentifier: Type.Optional(Type.String()),
+  receiverAccountIdentifier: Type.Optional(Type.String()),
+  accountIdentifier: Type.Optional(Type.String()),
+  status: Type.Optional(TransactionStatus),
+  type: Type.Optional(StringEnum(['OUTGOING', 'INCOMING'])),
+  reference: Type.Optional(Type.String()),
+  startDate: Type.Optional(Timestamp),
+  endDate: Type.Optional(Timestamp),
+  sortOrder: Type.Optional(SortOrder),
+});
+
+const AccountRef = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 200 }), currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })) });
+
+export const TransferRequest = Type.Object({
+  source: AccountRef,
+  destination: AccountRef,
+  amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+});

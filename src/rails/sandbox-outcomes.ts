@@ -1,0 +1,60 @@
+import { sandboxSuffix } from '../domain/account-types.ts';
+import type { RefundReason } from '../domain/transactions.ts';
+import type { SandboxUmaReceiver } from '../domain/uma.ts';
+
+/**
+ * What the rail does with a transaction once it is processing. The sandbox picks it from the last three
+ * digits of the destination's (or, for pulls, the source's) primary identifier; the production connector
+ * answers MANUAL: an operator settles or fails it.
+ */
+export type Outcome =
+  | { kind: 'COMPLETE' }
+  | { kind: 'COMPLETE_AFTER'; delayMs: number }
+  | { kind: 'FAIL'; reason: string; refund: 'COMPLETED' | 'FAILED'; refundReason: RefundReason }
+  | { kind: 'FAIL_AFTER'; delayMs: number; reason: string; refundReason: RefundReason }
+  | { kind: 'COMPLETE_THEN_RETURN'; returnAfterMs: number; reason: string }
+  | { kind: 'MANUAL' };
+
+export const THIRTY_SECONDS = 30_000;
+export const SIX_MINUTES = 6 * 60_000;
+
+const complete: Outcome = { kind: 'COMPLETE' };
+const fail = (reason: string, refundReason: RefundReason = 'TRANSACTION_FAILED'): Outcome => ({ kind: 'FAIL', reason, refund: 'COMPLETED', refundReason });
+
+/**
+ * Transfers without a quote (push out or pull in), specification "Sandbox test patterns". Failure reasons
+ * use the names the public API gives these situations (INSUFFICIENT_BALANCE and INVALID_BANK_ACCOUNT from
+ * its lifecycle guidance, TIMEOUT from the official TypeScript client).
+ */
+export const TRANSFER_OUTCOMES: Readonly<Record<string, Outcome>> = {
+  '002': fail('INSUFFICIENT_BALANCE'),
+  '003': fail('INVALID_BANK_ACCOUNT'),
+  '004': fail('COUNTERPARTY_POST_TX_FAILED'),
+  '005': { kind: 'FAIL_AFTER', delayMs: THIRTY_SECONDS, reason: 'TIMEOUT', refundReason: 'TIMEOUT' },
+};
+
+/** Quotes to an external account (pre-created or inline), after execution. */
+export const QUOTE_OUTCOMES: Readonly<Record<string, Outcome>> = {
+  '002': fail('QUOTE_EXECUTION_FAILED'),
+  '003': { kind: 'COMPLETE_AFTER', delayMs: SIX_MINUTES },
+  '004': fail('COUNTERPARTY_POST_TX_FAILED'),
+  '005': { kind: 'COMPLETE_THEN_RETURN', returnAfterMs: THIRTY_SECONDS, reason: 'COUNTERPARTY_POST_TX_FAILED' },
+  '006': fail('USER_CANCELLATION', 'USER_CANCELLATION'),
+  // The payout fails and so does the refund: the money stays in the in-flight account for an operator.
+  '007': { kind: 'FAIL', reason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'FAILED', refundReason: 'TRANSACTION_FAILED' },
+};
+
+/** Sandbox UMA test addresses (facts §8): the local part names the behaviour. */
+export function umaOutcome(receiver: SandboxUmaReceiver): Outcome {
+  if (receiver.behaviour === 'pending.long') return { kind: 'COMPLETE_AFTER', delayMs: SIX_MINUTES };
+  if (receiver.behaviour === 'fail.compliance') return fail('COUNTERPARTY_POST_TX_FAILED');
+  return complete;
+}
+
+export function transferOutcome(identifier: string): Outcome {
+  return TRANSFER_OUTCOMES[sandboxSuffix(identifier)] ?? complete;
+}
+
+export function quoteOutcome(identifier: string): Outcome {
+  return QUOTE_OUTCOMES[sandboxSuffix(identifier)] ?? complete;
+}

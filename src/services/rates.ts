@@ -1,0 +1,74 @@
+import { AppError } from '../domain/errors.ts';
+import { iso } from '../domain/clock.ts';
+import { currency, CURRENCY_CODES } from '../domain/currencies.ts';
+import { priceSending, type Price } from '../domain/pricing.ts';
+import { fileRates, noRates, sandboxRates, type RateSource } from '../domain/rate-sources.ts';
+import { rateAsNumber, type Rate } from '../domain/rates.ts';
+import type { FeeSchedule } from '../domain/pricing.ts';
+import { defaultRail } from '../rails/funding-instructions.ts';
+import { nowMs, type Ctx, type Scope } from './context.ts';
+
+export interface PricedPair {
+  rate: Rate;
+  fees: FeeSchedule;
+  limits: { minMinor: bigint; maxMinor: bigint };
+}
+
+export function makeRateService(ctx: Ctx) {
+  const production = ctx.config.productionRates ? fileRates(ctx.config.productionRates) : noRates;
+  const sourceFor = (scope: Scope): RateSource => (scope.environment === 'sandbox' ? sandboxRates : production);
+
+  /** Rate, fees and limits for one pair, or QUOTE_REQUEST_FAILED naming the pair when there are none. */
+  function pair(scope: Scope, from: string, to: string): PricedPair {
+    const source = sourceFor(scope);
+    const rate = from === to ? { from, to, numerator: 1n, denominator: 1n } : source.rate(from, to);
+    const fees = source.fees(from, to);
+    if (!rate || !fees) {
+      throw new AppError('QUOTE_REQUEST_FAILED', `No ${scope.environment} exchange rate or fee schedule for ${from} → ${to}${scope.environment === 'production' ? ' (the operator supplies them in RATES_FILE)' : ''}`, {
+        field: 'currency',
+        from,
+        to,
+      });
+    }
+    return { rate, fees, limits: source.limits(from) };
+  }
+
+  return {
+    pair,
+
+    /** GET /exchange-rates: one entry per pair that has a rate, priced for `sendingAmount`. */
+    list(scope: Scope, query: { sourceCurrency?: string | undefined; destinationCurrency?: string[] | undefined; sendingAmount: number }) {
+      const sources = query.sourceCurrency ? [query.sourceCurrency] : CURRENCY_CODES;
+      const destinations = query.destinationCurrency?.length ? query.destinationCurrency : CURRENCY_CODES;
+      const updatedAt = iso(nowMs(ctx, scope));
+      const data = [];
+      for (const from of sources) {
+        for (const to of destinations) {
+          if (from === to) continue;
+          let priced: PricedPair;
+          try {
+            priced = pair(scope, from, to);
+          } catch {
+            continue;
+          }
+          const price: Price | undefined = priceSending(BigInt(query.sendingAmount), priced.rate, priced.fees);
+          data.push({
+            sourceCurrency: currency(from),
+            destinationCurrency: currency(to),
+            destinationPaymentRail: defaultRail(to),
+            sendingAmount: query.sendingAmount,
+            minSendingAmount: Number(priced.limits.minMinor),
+            maxSendingAmount: Number(priced.limits.maxMinor),
+            receivingAmount: Number(price?.totalReceivingMinor ?? 0n),
+            exchangeRate: rateAsNumber(priced.rate),
+            fees: { fixed: Number(priced.fees.fixedMinor) },
+            updatedAt,
+          });
+        }
+      }
+      return { data };
+    },
+  };
+}
+
+export type RateService = ReturnType<typeof makeRateService>;
