@@ -17,6 +17,8 @@ const USAGE = `Usage: payouts <command>
   tokens create --platform ID --env sandbox|production --name NAME [--permissions VIEW,TRANSACT,MANAGE] [--json]
   ledger verify                       check every ledger invariant; exits 1 naming each violation
   accounts activate ID                make a PENDING or UNDER_REVIEW external account ACTIVE (operator review)
+  transactions settle ID              the rail paid out: complete a PROCESSING transaction
+  transactions fail ID [--reason R]   the rail failed: fail a PROCESSING transaction and refund the payer
 `;
 
 class UsageError extends Error {}
@@ -136,13 +138,20 @@ async function main(argv: string[]): Promise<number> {
         const account = await services.externalAccounts.activate(id);
         process.stdout.write(`${account.id} is ${account.status}\n`);
         return 0;
-      } catch (err) {
-        // A missing or non-activatable account is the operator's input, not a crash: say why and exit 1.
-        if (err instanceof AppError) {
-          process.stderr.write(`payouts: ${err.message}\n`);
-          return 1;
-        }
-        throw err;
+      } finally {
+        await store.close();
+      }
+    }
+    case 'transactions': {
+      const { values, positionals } = parseArgs({ args: rest, options: { reason: { type: 'string' } }, allowPositionals: true });
+      const [id, ...extra] = positionals;
+      if ((sub !== 'settle' && sub !== 'fail') || !id || extra.length > 0) fail('expected: transactions settle ID | transactions fail ID [--reason REASON]');
+      if (sub === 'settle' && values.reason) fail('--reason goes with fail');
+      const { store, services } = await openServices(config);
+      try {
+        const tx = await services.transactions.resolveManually(id, sub === 'settle' ? 'COMPLETE' : 'FAIL', values.reason);
+        process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
+        return 0;
       } finally {
         await store.close();
       }
@@ -157,7 +166,11 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof AppError) {
+      // A missing transaction or account, or one in the wrong state, is the operator's input, not a crash.
+      process.stderr.write(`payouts: ${err.message}\n`);
+      process.exitCode = 1;
+    } else if (err instanceof UsageError || err instanceof ConfigError) {
       process.stderr.write(`payouts: ${err.message}\n\n${err instanceof UsageError ? USAGE : ''}`);
       process.exitCode = 2;
     } else {

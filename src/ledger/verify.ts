@@ -56,5 +56,71 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
   const negative = await db.selectFrom('ledger_accounts').select(['id', 'balance']).where('balance', '<', 0n).execute();
   for (const r of negative) violations.push({ invariant: 'non-negative-balance', detail: `account ${r.id} has balance ${r.balance}` });
 
+  violations.push(...(await verifyTransactions(store)));
+  return violations;
+}
+
+/**
+ * Checks every transaction against the ledger and the event log:
+ * - in flight: what a transaction holds in its IN_FLIGHT account is its amount sent while it is funded and
+ *   not finished (or when its refund failed), and zero otherwise — money is never stranded or created;
+ * - refunds: a failed, funded payment whose refund completed has exactly one REFUND or RETURN entry, and
+ *   one whose refund failed has none;
+ * - events: the latest status event of every transaction names its current status.
+ */
+async function verifyTransactions(store: Store): Promise<Violation[]> {
+  const { db } = store;
+  const violations: Violation[] = [];
+  const inFlight = db
+    .selectFrom('postings')
+    .innerJoin('journal_entries', 'journal_entries.id', 'postings.entry_id')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'postings.account_id')
+    .where('ledger_accounts.kind', '=', 'IN_FLIGHT')
+    .select(['journal_entries.reference', sql<bigint>`cast(sum(postings.amount) as bigint)`.as('held')])
+    .groupBy('journal_entries.reference')
+    .as('in_flight');
+  const refunds = db
+    .selectFrom('journal_entries')
+    .where('kind', 'in', ['REFUND', 'RETURN'])
+    .select(['reference', sql<bigint>`cast(count(*) as bigint)`.as('n')])
+    .groupBy('reference')
+    .as('refunds');
+  const rows = await db
+    .selectFrom('transactions')
+    .leftJoin(inFlight, 'in_flight.reference', 'transactions.id')
+    .leftJoin(refunds, 'refunds.reference', 'transactions.id')
+    .select(['transactions.id', 'transactions.status', 'transactions.funding', 'transactions.flow', 'transactions.sent_amount', 'transactions.refund', 'in_flight.held', 'refunds.n'])
+    .execute();
+  for (const r of rows) {
+    const refund = r.refund ? (JSON.parse(r.refund) as { status: string }) : undefined;
+    const stuck = r.funding !== null && (r.status === 'PENDING' || r.status === 'PROCESSING' || refund?.status === 'FAILED');
+    const expected = stuck ? r.sent_amount : 0n;
+    if ((r.held ?? 0n) !== expected) {
+      violations.push({ invariant: 'in-flight', detail: `transaction ${r.id} (${r.status}) holds ${r.held ?? 0n} in flight, expected ${expected}` });
+    }
+    const refundEntries = Number(r.n ?? 0n);
+    const expectedRefunds = r.status === 'FAILED' && r.funding !== null && refund?.status === 'COMPLETED' ? 1 : 0;
+    if (refundEntries !== expectedRefunds) {
+      violations.push({ invariant: 'refund-once', detail: `transaction ${r.id} (${r.status}) has ${refundEntries} refund entries, expected ${expectedRefunds}` });
+    }
+  }
+
+  const latest = await db
+    .selectFrom('events')
+    .innerJoin('transactions', 'transactions.id', 'events.object_id')
+    .select(['events.object_id', 'events.type', 'transactions.status'])
+    .where('events.type', 'not like', '%.REFUND_%')
+    .orderBy('events.object_id')
+    .orderBy('events.created_at', 'desc')
+    .orderBy('events.id', 'desc')
+    .execute();
+  const seen = new Set<string>();
+  for (const e of latest) {
+    if (seen.has(e.object_id)) continue;
+    seen.add(e.object_id);
+    if (!e.type.endsWith(`.${e.status}`)) violations.push({ invariant: 'event-per-change', detail: `transaction ${e.object_id} is ${e.status} but its latest event is ${e.type}` });
+  }
+  const withoutEvents = rows.filter((r) => !seen.has(r.id));
+  for (const r of withoutEvents) violations.push({ invariant: 'event-per-change', detail: `transaction ${r.id} has no event` });
   return violations;
 }

@@ -6,7 +6,7 @@ import { fileRates, noRates, sandboxRates, type RateSource } from '../domain/rat
 import { rateAsNumber, type Rate } from '../domain/rates.ts';
 import type { FeeSchedule } from '../domain/pricing.ts';
 import { defaultRail } from '../rails/funding-instructions.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import type { Ctx, Scope } from './context.ts';
 
 export interface PricedPair {
   rate: Rate;
@@ -17,6 +17,8 @@ export interface PricedPair {
 export function makeRateService(ctx: Ctx) {
   const production = ctx.config.productionRates ? fileRates(ctx.config.productionRates) : noRates;
   const sourceFor = (scope: Scope): RateSource => (scope.environment === 'sandbox' ? sandboxRates : production);
+  // Both tables are loaded once, at start: that is when every rate was last updated.
+  const loadedAt = iso(ctx.clock.nowMs());
 
   /** Rate, fees and limits for one pair, or QUOTE_REQUEST_FAILED naming the pair when there are none. */
   function pair(scope: Scope, from: string, to: string): PricedPair {
@@ -40,7 +42,7 @@ export function makeRateService(ctx: Ctx) {
     list(scope: Scope, query: { sourceCurrency?: string | undefined; destinationCurrency?: string[] | undefined; sendingAmount: number }) {
       const sources = query.sourceCurrency ? [query.sourceCurrency] : CURRENCY_CODES;
       const destinations = query.destinationCurrency?.length ? query.destinationCurrency : CURRENCY_CODES;
-      const updatedAt = iso(nowMs(ctx, scope));
+      const updatedAt = loadedAt;
       const data = [];
       for (const from of sources) {
         for (const to of destinations) {

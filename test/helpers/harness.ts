@@ -113,10 +113,12 @@ export interface TestPlatform extends CreatedPlatform {
  * Starts the real app on a real database and a real port. close() checks the ledger's invariants
  * before tearing down, so every test file ends with a ledger verification.
  */
-export async function startServer(extraEnv: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+export async function startServer(extraEnv: Record<string, string> = {}, options: { clock?: Clock; database?: TestDatabase } = {}): Promise<TestServer> {
+  // A database handed in belongs to the caller (a restart test reopens it); one made here is dropped on close.
+  const database = options.database ?? (await createTestDatabase());
+  const ownsDatabase = options.database === undefined;
   const config = loadConfig({ ...database.env, ...extraEnv });
-  const app = await createApp(config, { validateResponses: true, ...options });
+  const app = await createApp(config, { validateResponses: true, clock: options.clock });
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -134,7 +136,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, options
         if (violations.length > 0) throw new Error(`ledger invariants violated:\n${violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n')}`);
       } finally {
         await app.close();
-        await database.drop();
+        if (ownsDatabase) await database.drop();
       }
     },
   };
