@@ -1,5 +1,5 @@
 import { newId } from '../domain/ids.ts';
-import type { Store, Tx } from '../store/db.ts';
+import type { Db, Store, Tx } from '../store/db.ts';
 import type { JobsTable } from '../store/schema.ts';
 import type { Scope } from '../services/context.ts';
 
@@ -65,8 +65,8 @@ export async function claimJobs(store: Store, realNowMs: number, leaseMs: number
   });
 }
 
-export async function completeJob(store: Store, job: Job, realNowMs: number): Promise<void> {
-  await store.db.updateTable('jobs').set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) }).where('id', '=', job.id).where('status', '=', 'running').execute();
+export async function completeJob(db: Db | Tx, job: Job, realNowMs: number): Promise<void> {
+  await db.updateTable('jobs').set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) }).where('id', '=', job.id).where('status', '=', 'running').execute();
 }
 
 /** Puts a failed job back with a delay, or gives up on it for good after its last attempt. */

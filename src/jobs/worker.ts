@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.ts';
-import type { Store } from '../store/db.ts';
+import type { Store, Tx } from '../store/db.ts';
 import type { Scope } from '../services/context.ts';
 import { claimJobs, completeJob, failJob, type ClaimFilter, type Job } from './queue.ts';
 
@@ -8,6 +8,11 @@ import { claimJobs, completeJob, failJob, type ClaimFilter, type Job } from './q
  * its lease runs out. State-guarded updates (`WHERE status IN (...)`) make that safe.
  */
 export type JobHandler = (job: Job, scope: Scope) => Promise<void>;
+
+/** A handler whose work is database work only: it runs in the transaction that also marks the job done. */
+export type TransactionalJobHandler = (trx: Tx, job: Job, scope: Scope) => Promise<void>;
+
+type Registered = { inTransaction: false; run: JobHandler } | { inTransaction: true; run: TransactionalJobHandler };
 
 export interface WorkerOptions {
   pollMs: number;
@@ -28,7 +33,7 @@ export function retryDelayMs(attempts: number): number {
 }
 
 export class JobWorker {
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, Registered>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = true;
@@ -41,7 +46,20 @@ export class JobWorker {
     private readonly options: WorkerOptions,
   ) {}
 
+  /** A handler that talks to the outside world (webhook delivery): it runs outside any transaction. */
   register(kind: string, handler: JobHandler): void {
+    this.add(kind, { inTransaction: false, run: handler });
+  }
+
+  /**
+   * A handler that only changes the database: its changes and the job's completion commit together, so
+   * its effects happen exactly once even if the process dies right after.
+   */
+  registerInTransaction(kind: string, handler: TransactionalJobHandler): void {
+    this.add(kind, { inTransaction: true, run: handler });
+  }
+
+  private add(kind: string, handler: Registered): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} registered twice`);
     this.handlers.set(kind, handler);
   }
@@ -100,16 +118,31 @@ export class JobWorker {
 
   private async runOnce(filter: ClaimFilter): Promise<number> {
     const jobs = await claimJobs(this.store, this.clock.nowMs(), this.options.leaseMs, this.options.batchSize, filter);
-    for (const job of jobs) await this.runJob(job);
+    // One scope lookup per platform environment in the batch, not one per job.
+    const scopes = new Map<string, Promise<Scope>>();
+    const scopeOf = (job: Job) => {
+      const key = `${job.platform_id}/${job.environment}`;
+      if (!scopes.has(key)) scopes.set(key, this.options.scopeOf(job.platform_id, job.environment));
+      return scopes.get(key)!;
+    };
+    // The batch's jobs run side by side: on PostgreSQL over the pool, on SQLite into shared group commits.
+    await Promise.all(jobs.map(async (job) => this.runJob(job, await scopeOf(job))));
     return jobs.length;
   }
 
-  private async runJob(job: Job): Promise<void> {
+  private async runJob(job: Job, scope: Scope): Promise<void> {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job, await this.options.scopeOf(job.platform_id, job.environment));
-      await completeJob(this.store, job, this.clock.nowMs());
+      if (handler.inTransaction) {
+        await this.store.tx(async (trx) => {
+          await handler.run(trx, job, scope);
+          await completeJob(trx, job, this.clock.nowMs());
+        });
+      } else {
+        await handler.run(job, scope);
+        await completeJob(this.store.db, job, this.clock.nowMs());
+      }
     } catch (err) {
       const attempts = Number(job.attempts);
       const giveUp = attempts >= this.options.maxAttempts;

@@ -248,16 +248,14 @@ export function makeQuoteService(
     return toQuote(await load(db, scope, quoteId));
   }
 
-  worker.register(JOB_EXPIRE, async (job, scope) => {
+  worker.registerInTransaction(JOB_EXPIRE, async (trx, job, scope) => {
     const { quoteId } = JSON.parse(job.payload) as { quoteId: string };
-    await ctx.store.tx(async (trx) => {
-      const quote = await scopedQuotes(trx, scope).selectAll().where('id', '=', quoteId).executeTakeFirst();
-      if (!quote || quote.status !== 'PENDING') return;
-      // Jobs run on wall-clock time; the quote expires on its platform's clock. Not yet: try again later.
-      if (nowMs(ctx, scope) < Number(quote.expires_at)) throw new Error(`quote ${quoteId} is not expired yet`);
-      const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
-      if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, 'EXPIRED');
-    });
+    const quote = await scopedQuotes(trx, scope).selectAll().where('id', '=', quoteId).executeTakeFirst();
+    if (!quote || quote.status !== 'PENDING') return;
+    // Jobs run on wall-clock time; the quote expires on its platform's clock. Not yet: try again later.
+    if (nowMs(ctx, scope) < Number(quote.expires_at)) throw new Error(`quote ${quoteId} is not expired yet`);
+    const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
+    if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, 'EXPIRED');
   });
 
   return {

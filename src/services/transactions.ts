@@ -213,28 +213,22 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     if (failed) await recordRefundEvent(trx, scope, failed, 'COMPLETED');
   }
 
-  worker.register(JOB_PROCESS, async (job, scope) => {
+  worker.registerInTransaction(JOB_PROCESS, async (trx, job, scope) => {
     const { id } = JSON.parse(job.payload) as { id: string };
-    await ctx.store.tx(async (trx) => {
-      const row = await loadForUpdate(trx, scope, id);
-      if (row) await process(trx, scope, row);
-    });
+    const row = await loadForUpdate(trx, scope, id);
+    if (row) await process(trx, scope, row);
   });
-  worker.register(JOB_FINISH, async (job, scope) => {
+  worker.registerInTransaction(JOB_FINISH, async (trx, job, scope) => {
     const payload = JSON.parse(job.payload) as { id: string; result: 'COMPLETE' | 'FAIL'; reason?: string; refundReason?: RefundReason };
-    await ctx.store.tx(async (trx) => {
-      const row = await loadForUpdate(trx, scope, payload.id);
-      if (!row || row.status !== 'PROCESSING') return;
-      if (payload.result === 'COMPLETE') await complete(trx, scope, row);
-      else await fail(trx, scope, row, payload.reason ?? 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED', payload.refundReason ?? 'TRANSACTION_FAILED');
-    });
+    const row = await loadForUpdate(trx, scope, payload.id);
+    if (!row || row.status !== 'PROCESSING') return;
+    if (payload.result === 'COMPLETE') await complete(trx, scope, row);
+    else await fail(trx, scope, row, payload.reason ?? 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED', payload.refundReason ?? 'TRANSACTION_FAILED');
   });
-  worker.register(JOB_RETURN, async (job, scope) => {
+  worker.registerInTransaction(JOB_RETURN, async (trx, job, scope) => {
     const payload = JSON.parse(job.payload) as { id: string; reason: string };
-    await ctx.store.tx(async (trx) => {
-      const row = await loadForUpdate(trx, scope, payload.id);
-      if (row) await returnPayment(trx, scope, row, payload.reason);
-    });
+    const row = await loadForUpdate(trx, scope, payload.id);
+    if (row) await returnPayment(trx, scope, row, payload.reason);
   });
 
   return {

@@ -15,6 +15,7 @@ export async function freePort(): Promise<number> {
 
 export interface ServerProcess {
   baseUrl: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -37,6 +38,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   }
   return {
     baseUrl,
+    pid: child.pid ?? 0,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
