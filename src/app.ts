@@ -4,7 +4,14 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp, type Http } from './http/server.ts';
 import { JobWorker } from './jobs/worker.ts';
 import type { Ctx } from './services/context.ts';
+import { rateAsNumber, rateFromTable, SANDBOX_UNITS_PER_USD } from './domain/rates.ts';
+import { makeBeneficialOwnerService } from './services/beneficial-owners.ts';
 import { makeCustomerService } from './services/customers.ts';
+import { makeDocumentService } from './services/documents.ts';
+import { INVITATION_EXPIRE_JOB, makeInvitationService } from './services/invitations.ts';
+import { makeReceiverLookupService, type EstimateRate } from './services/receiver-lookups.ts';
+import { makeVerificationService } from './services/verifications.ts';
+import { makeDocumentFileStore } from './store/document-files.ts';
 import { makeExternalAccountService } from './services/external-accounts.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
 import { loadScope } from './services/platforms.ts';
@@ -21,6 +28,16 @@ export function makeLogger(config: Config): Logger {
   });
 }
 
+/**
+ * Rate estimates for receiver lookups: the sandbox's fixed table; production has no rate source yet, so it
+ * estimates nothing rather than invent a figure (lookups then offer only same-currency receiving).
+ */
+const estimateRate: EstimateRate = async (scope, from, to) => {
+  if (scope.environment !== 'sandbox') return undefined;
+  const rate = rateFromTable(SANDBOX_UNITS_PER_USD, from, to);
+  return rate && rateAsNumber(rate);
+};
+
 export function makeServices(ctx: Ctx, log: Logger) {
   const worker = new JobWorker(ctx.store, ctx.clock, log, {
     pollMs: ctx.config.jobPollMs,
@@ -30,6 +47,11 @@ export function makeServices(ctx: Ctx, log: Logger) {
     scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
   });
   const customers = makeCustomerService(ctx);
+  const externalAccounts = makeExternalAccountService(ctx, customers);
+  const beneficialOwners = makeBeneficialOwnerService(ctx, customers);
+  const invitations = makeInvitationService(ctx);
+  const documentFiles = makeDocumentFileStore(ctx.config.dataDir);
+  worker.register(INVITATION_EXPIRE_JOB, (job, scope) => invitations.expire(job, scope));
   return {
     ctx,
     log,
@@ -38,7 +60,13 @@ export function makeServices(ctx: Ctx, log: Logger) {
     customers,
     internalAccounts: makeInternalAccountService(ctx),
     sandboxClock: makeSandboxClockService(ctx, worker),
-    externalAccounts: makeExternalAccountService(ctx, customers),
+    externalAccounts,
+    beneficialOwners,
+    invitations,
+    documentFiles,
+    documents: makeDocumentService(ctx, documentFiles, customers, beneficialOwners),
+    verifications: makeVerificationService(ctx, customers),
+    receiverLookups: makeReceiverLookupService(ctx, { customers, externalAccounts, estimateRate }),
   };
 }
 
