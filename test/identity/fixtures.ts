@@ -16,7 +16,7 @@ export interface FilePart {
 export async function sendForm(server: TestServer, creds: Credentials, method: 'POST' | 'PUT', path: string, fields: Record<string, string>, file?: FilePart): Promise<Response> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  if (file) form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  if (file) form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name);
   const res = await fetch(server.baseUrl + API + path, { method, body: form, headers: { authorization: basicAuth(creds), accept: 'application/json' } });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };

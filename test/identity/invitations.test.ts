@@ -144,7 +144,7 @@ describe('invitations', () => {
     // Move only the offset, not the jobs, as if the worker had not got to it yet.
     await server.app.store.db
       .updateTable('platform_configs')
-      .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', 3 * 3600_000) }))
+      .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(3 * 3600_000)) }))
       .where('platform_id', '=', p.platformId)
       .where('environment', '=', 'sandbox')
       .execute();
