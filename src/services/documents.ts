@@ -1,3 +1,4 @@
+import type { ReadStream } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
 import type { Document as DocumentSchema } from '../http/schemas/documents.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
@@ -11,7 +12,6 @@ import { keysetPage, mapPage, type Page, type PageRequest } from '../store/pagin
 import { nowMs, type Ctx, type Scope } from './context.ts';
 import type { BeneficialOwnerService } from './beneficial-owners.ts';
 import type { CustomerService } from './customers.ts';
-import type { ReadStream } from 'node:fs';
 
 export type Document = Static<typeof DocumentSchema>;
 
@@ -145,8 +145,7 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
         refuseIfSubmitted(row);
         const now = BigInt(nowMs(ctx, scope));
         await lockFile(trx, file.sha256, file.sizeBytes, now);
-        const updated: DocumentsTable = {
-          ...row,
+        const changes = {
           document_type: fields.documentType,
           country: fields.country,
           file_name: upload.fileName,
@@ -156,9 +155,9 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
           size_bytes: BigInt(file.sizeBytes),
           content_type: contentType,
           updated_at: now,
-        };
-        const { id: _id, platform_id: _p, environment: _e, holder_id: _h, customer_id: _c, created_at: _t, ...changes } = updated;
+        } satisfies Partial<DocumentsTable>;
         await trx.updateTable('documents').set(changes).where('id', '=', row.id).execute();
+        const updated: DocumentsTable = { ...row, ...changes };
         await files.place(file);
         if (row.sha256 !== file.sha256) await releaseFile(trx, row.sha256);
         return toDocument(updated);
