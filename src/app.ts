@@ -4,7 +4,14 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp, type Http } from './http/server.ts';
 import { JobWorker } from './jobs/worker.ts';
 import type { Ctx } from './services/context.ts';
+import { rateAsNumber } from './domain/rates.ts';
+import { makeBeneficialOwnerService } from './services/beneficial-owners.ts';
 import { makeCustomerService } from './services/customers.ts';
+import { makeDocumentService } from './services/documents.ts';
+import { INVITATION_EXPIRE_JOB, makeInvitationService } from './services/invitations.ts';
+import { makeReceiverLookupService, type EstimateRate } from './services/receiver-lookups.ts';
+import { makeVerificationService } from './services/verifications.ts';
+import { makeDocumentFileStore } from './store/document-files.ts';
 import { makeExternalAccountService } from './services/external-accounts.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
 import { loadScope } from './services/platforms.ts';
@@ -37,6 +44,18 @@ export function makeServices(ctx: Ctx, log: Logger) {
   const externalAccounts = makeExternalAccountService(ctx, customers);
   const transactions = makeTransactionService(ctx, worker);
   const rates = makeRateService(ctx);
+  // Receiver lookups estimate with the same rates quotes lock: the sandbox table, or the operator's file.
+  const estimateRate: EstimateRate = async (scope, from, to) => {
+    try {
+      return rateAsNumber(rates.pair(scope, from, to).rate);
+    } catch {
+      return undefined;
+    }
+  };
+  const beneficialOwners = makeBeneficialOwnerService(ctx, customers);
+  const invitations = makeInvitationService(ctx);
+  const documentFiles = makeDocumentFileStore(ctx.config.dataDir);
+  worker.register(INVITATION_EXPIRE_JOB, (job, scope) => invitations.expire(job, scope));
   return {
     ctx,
     log,
@@ -50,6 +69,12 @@ export function makeServices(ctx: Ctx, log: Logger) {
     rates,
     transfers: makeTransferService(ctx, worker, transactions, externalAccounts),
     quotes: makeQuoteService(ctx, worker, transactions, externalAccounts, customers, rates),
+    beneficialOwners,
+    invitations,
+    documentFiles,
+    documents: makeDocumentService(ctx, documentFiles, customers, beneficialOwners),
+    verifications: makeVerificationService(ctx, customers),
+    receiverLookups: makeReceiverLookupService(ctx, { customers, externalAccounts, estimateRate }),
   };
 }
 

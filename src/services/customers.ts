@@ -8,8 +8,9 @@ import { newId } from '../domain/ids.ts';
 import { isUmaAddress } from '../domain/uma.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { CustomersTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, type Page, type PageRequest } from '../store/paging.ts';
 import { nowMs, type Ctx, type Scope } from './context.ts';
+import { ownersByCustomer, type BeneficialOwner } from './beneficial-owners.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { getPlatformConfig } from './platforms.ts';
 
@@ -41,7 +42,8 @@ export interface CustomerInput extends CustomerProfile {
 
 export type Customer = Static<typeof CustomerSchema>;
 
-export function toCustomer(row: CustomersTable): Customer {
+/** `owners` fills a business's beneficialOwners (withOwners loads them); individuals have none. */
+export function toCustomer(row: CustomersTable, owners: readonly BeneficialOwner[] = []): Customer {
   const profile = JSON.parse(row.profile) as CustomerProfile;
   const common = {
     id: row.id,
@@ -54,7 +56,7 @@ export function toCustomer(row: CustomersTable): Customer {
   };
   const status = row.verification_status as Customer['kycStatus'];
   if (row.customer_type === 'INDIVIDUAL') return { ...common, kycStatus: status, ...profile };
-  return { ...common, kybStatus: status, ...profile, beneficialOwners: [] };
+  return { ...common, kybStatus: status, ...profile, beneficialOwners: [...owners] };
 }
 
 /** Field rules the JSON schema cannot express: real dates, real country codes, well-formed UMA addresses. */
@@ -92,6 +94,12 @@ export function validateProfile(input: CustomerInput): void {
 function profileOf(input: CustomerProfile): CustomerProfile {
   const { fullName, birthDate, nationality, address, businessInfo } = input;
   return Object.fromEntries(Object.entries({ fullName, birthDate, nationality, address, businessInfo }).filter(([, v]) => v !== undefined));
+}
+
+/** Customer answers for these rows, each business with its beneficial owners (one query for the lot). */
+export async function withOwners(db: Db | Tx, scope: Scope, rows: readonly CustomersTable[]): Promise<Customer[]> {
+  const owners = await ownersByCustomer(db, scope, rows.filter((r) => r.customer_type === 'BUSINESS').map((r) => r.id));
+  return rows.map((row) => toCustomer(row, owners.get(row.id)));
 }
 
 export function scopedCustomers(db: Db | Tx, scope: Scope) {
@@ -160,7 +168,8 @@ export function makeCustomerService(ctx: Ctx) {
     },
 
     async get(scope: Scope, customerId: string): Promise<Customer> {
-      return toCustomer(await load(db, scope, customerId));
+      const [customer] = await withOwners(db, scope, [await load(db, scope, customerId)]);
+      return customer!;
     },
 
     async list(scope: Scope, f: CustomerFilters, page: PageRequest): Promise<Page<Customer>> {
@@ -173,7 +182,8 @@ export function makeCustomerService(ctx: Ctx) {
       if (f.createdBefore !== undefined) q = q.where('customers.created_at', '<=', BigInt(f.createdBefore));
       if (f.updatedAfter !== undefined) q = q.where('customers.updated_at', '>=', BigInt(f.updatedAfter));
       if (f.updatedBefore !== undefined) q = q.where('customers.updated_at', '<=', BigInt(f.updatedBefore));
-      return mapPage(await keysetPage<CustomersTable>(q, 'customers', page), toCustomer);
+      const rows = await keysetPage<CustomersTable>(q, 'customers', page);
+      return { ...rows, data: await withOwners(db, scope, rows.data) };
     },
 
     async update(scope: Scope, customerId: string, input: CustomerInput): Promise<Customer> {
@@ -198,7 +208,7 @@ export function makeCustomerService(ctx: Ctx) {
             .set({ platform_customer_id: updated.platform_customer_id, uma_address: updated.uma_address, profile: updated.profile, updated_at: updated.updated_at })
             .where('id', '=', row.id)
             .execute();
-          return toCustomer(updated);
+          return (await withOwners(trx, scope, [updated]))[0]!;
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw umaTaken(input.umaAddress ?? '');
@@ -218,7 +228,7 @@ export function makeCustomerService(ctx: Ctx) {
           .where('is_deleted', '=', 0n)
           .executeTakeFirst();
         if (result.numUpdatedRows !== 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
-        return toCustomer({ ...row, is_deleted: 1n, updated_at: now });
+        return (await withOwners(trx, scope, [{ ...row, is_deleted: 1n, updated_at: now }]))[0]!;
       });
     },
 

@@ -104,3 +104,13 @@ export async function loadScope(ctx: Ctx, platformId: string, environment: Envir
     .executeTakeFirst();
   return { platformId, environment, clockOffsetMs: Number(row?.clock_offset_ms ?? 0n) };
 }
+
+/**
+ * The platform's first supported currency: what its customers send in when a request names none
+ * (invitation amounts, receiver lookups). Customers hold an internal account in every supported currency.
+ */
+export function primaryCurrency(config: PlatformConfig): string {
+  const first = config.supportedCurrencies[0];
+  if (first === undefined) throw new Error(`platform configuration ${config.id} lists no supported currency`);
+  return first;
+}

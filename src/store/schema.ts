@@ -203,6 +203,25 @@ export interface TransactionsTable {
   updated_at: bigint;
 }
 
+export interface InvitationsTable {
+  /** The random code in the invitation link; unique across every platform (claimers know only the code). */
+  code: string;
+  platform_id: string;
+  environment: Environment;
+  inviter_uma: string;
+  inviter_customer_id: string;
+  status: 'PENDING' | 'CLAIMED' | 'EXPIRED' | 'CANCELLED';
+  first_name: string | null;
+  /** Display only, in the smallest unit of amount_currency; nothing moves money on claim. */
+  amount_to_send: bigint | null;
+  amount_currency: string | null;
+  invitee_uma: string | null;
+  claimed_at: bigint | null;
+  expires_at: bigint | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
 export interface QuotesTable {
   id: string;
   platform_id: string;
@@ -243,6 +262,82 @@ export interface IdempotencyKeysTable {
   created_at: bigint;
 }
 
+export interface BeneficialOwnersTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  customer_id: string;
+  /** JSON array of roles (UBO, DIRECTOR, ...). */
+  roles: string;
+  ownership_percentage: bigint;
+  /** JSON: personalInfo as given. */
+  personal_info: string;
+  kyc_status: 'PENDING' | 'APPROVED' | 'REJECTED';
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+/** One row per stored file content (sha256): the lock that keeps placing and removing a shared file safe. */
+export interface DocumentFilesTable {
+  sha256: string;
+  size_bytes: bigint;
+  created_at: bigint;
+}
+
+export interface DocumentsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  /** `Customer:<id>` or `BeneficialOwner:<id>`. */
+  holder_id: string;
+  /** The customer the document serves: the holder itself, or the beneficial owner's business. */
+  customer_id: string;
+  document_type: string;
+  country: string;
+  file_name: string;
+  side: 'FRONT' | 'BACK' | null;
+  document_number: string | null;
+  sha256: string;
+  size_bytes: bigint;
+  content_type: string;
+  /** The verification that submitted it for review; set, the document can no longer be deleted. */
+  submitted_verification_id: string | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface VerificationsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  customer_id: string;
+  status: string;
+  /** JSON array of verification errors. */
+  errors: string;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+export interface ReceiverLookupsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  receiver_type: 'UMA_ADDRESS' | 'EXTERNAL_ACCOUNT';
+  /** The UMA address, or the ExternalAccount id. */
+  receiver: string;
+  /** Set when the UMA address is one of the platform's own customers. */
+  receiver_customer_id: string | null;
+  /** Sandbox test addresses: SUCCESS, PENDING_LONG or FAIL_COMPLIANCE, for quotes to act out later. */
+  sandbox_behaviour: string | null;
+  sender_customer_id: string;
+  sending_currency: string;
+  /** JSON: [{code, estimatedExchangeRate, min, max}] as shown to the caller. */
+  supported_currencies: string;
+  /** JSON: [{name, mandatory}]. */
+  required_payer_data_fields: string;
+  created_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -257,4 +352,10 @@ export interface Database {
   transactions: TransactionsTable;
   quotes: QuotesTable;
   idempotency_keys: IdempotencyKeysTable;
+  invitations: InvitationsTable;
+  beneficial_owners: BeneficialOwnersTable;
+  document_files: DocumentFilesTable;
+  documents: DocumentsTable;
+  verifications: VerificationsTable;
+  receiver_lookups: ReceiverLookupsTable;
 }

@@ -1,12 +1,17 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
+import { beneficialOwnerRoutes } from './beneficial-owners.ts';
 import { customerRoutes } from './customers.ts';
+import { documentRoutes } from './documents.ts';
 import { externalAccountRoutes } from './external-accounts.ts';
 import { internalAccountRoutes } from './internal-accounts.ts';
+import { invitationRoutes } from './invitations.ts';
+import { receiverRoutes } from './receiver.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
 import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
 import { transactionRoutes } from './transactions.ts';
+import { verificationRoutes } from './verifications.ts';
 
 export function registerRoutes(api: Http, services: Services): void {
   tokenRoutes(api, services);
@@ -16,4 +21,9 @@ export function registerRoutes(api: Http, services: Services): void {
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);
+  invitationRoutes(api, services);
+  beneficialOwnerRoutes(api, services);
+  documentRoutes(api, services);
+  verificationRoutes(api, services);
+  receiverRoutes(api, services);
 }

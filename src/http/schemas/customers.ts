@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { BeneficialOwner } from './beneficial-owners.ts';
 import { Address, CalendarDate, StringEnum, CountryCode, PageQuery, Timestamp } from './common.ts';
 
 export const CustomerType = StringEnum(['INDIVIDUAL', 'BUSINESS']);
@@ -61,7 +62,7 @@ export const Customer = Type.Object(
     nationality: Type.Optional(Type.String()),
     address: Type.Optional(Address),
     businessInfo: Type.Optional(BusinessInfo),
-    beneficialOwners: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+    beneficialOwners: Type.Optional(Type.Array(BeneficialOwner)),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,127 @@
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Http } from '../server.ts';
+import type { Services } from '../../app.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { cleanFileName, MAX_DOCUMENT_BYTES, parseDocumentFields, SNIFF_BYTES } from '../../domain/documents.ts';
+import type { DocumentFileStore, ReceivedFile } from '../../store/document-files.ts';
+import type { DocumentUpload } from '../../services/documents.ts';
+import { Document, DocumentFile, DocumentListQuery } from '../schemas/documents.ts';
+import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { pageOf } from './paging.ts';
+
+/** Bounds on the text parts of an upload: a handful of short fields, one file. */
+const LIMITS = { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 10, fieldSize: 1024, parts: 12, headerPairs: 100 };
+
+/**
+ * Reads a multipart upload as it streams: text fields into a record, the one `file` part to a temp file
+ * (hashed on the way, never held in memory). The whole body is always consumed, so a refusal reaches the
+ * client as an answer rather than a reset connection. On any failure the temp file is removed here; on
+ * success the caller owns it and must discard it.
+ */
+async function readUpload(req: FastifyRequest, files: DocumentFileStore, mode: 'upload' | 'replace'): Promise<DocumentUpload> {
+  if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the document as multipart/form-data', { field: 'body' });
+  const raw: Record<string, string> = {};
+  let received: (ReceivedFile & { fileName: string }) | undefined;
+  let refusal: AppError | undefined;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file' || received) {
+          refusal ??= invalidInput(part.fieldname, `${part.fieldname} is not a file field of this request; send one file as "file"`, 'unknownField');
+          part.file.resume();
+          continue;
+        }
+        received = { ...(await files.receive(part.file, SNIFF_BYTES)), fileName: cleanFileName(part.filename) };
+      } else {
+        if (part.fieldname in raw) refusal ??= invalidInput(part.fieldname, `${part.fieldname} is given twice`, 'duplicate');
+        if (part.valueTruncated) refusal ??= invalidInput(part.fieldname, `${part.fieldname} is too long`, 'maxLength');
+        raw[part.fieldname] = String(part.value);
+      }
+    }
+    if (refusal) throw refusal;
+    if (!received) throw invalidInput('file', 'file is required (a PDF, JPEG or PNG part named "file")', 'required');
+    const fields = parseDocumentFields(raw, mode);
+    const { fileName, ...file } = received;
+    return { fields, fileName, file };
+  } catch (err) {
+    if (received) await files.discard(received.tempPath);
+    throw err;
+  }
+}
+
+export function documentRoutes(api: Http, services: Services): void {
+  const { documents, documentFiles } = services;
+  const tags = ['Documents'];
+  const params = IdParam('documentId', 'Document');
+
+  /** Runs a store step on a parsed upload and removes the temp file whatever the outcome. */
+  async function withUpload<T>(req: FastifyRequest, mode: 'upload' | 'replace', use: (upload: DocumentUpload) => Promise<T>): Promise<T> {
+    const upload = await readUpload(req, documentFiles, mode);
+    try {
+      return await use(upload);
+    } finally {
+      await documentFiles.discard(upload.file.tempPath);
+    }
+  }
+
+  // multipart/form-data is understood here only: every other route keeps accepting JSON alone.
+  api.register(async (scoped) => {
+    await scoped.register(multipart, { limits: LIMITS, throwFileSizeLimit: false });
+    const http = scoped as unknown as Http;
+    http.post('/documents', {
+      config: { permission: 'MANAGE' },
+      schema: {
+        tags,
+        summary: 'Upload a document (multipart/form-data: file, documentType, country, documentHolder, side, documentNumber)',
+        consumes: ['multipart/form-data'],
+        response: { 201: Document, ...errors(400, 401, 403, 404, 410, 413, 415) },
+      },
+      handler: async (req, reply) => reply.status(201).send(await withUpload(req, 'upload', (upload) => documents.create(req.principal, upload))),
+    });
+    http.put('/documents/:documentId', {
+      config: { permission: 'MANAGE' },
+      schema: {
+        tags,
+        summary: 'Replace a document file and its fields (multipart/form-data, as upload without documentHolder)',
+        consumes: ['multipart/form-data'],
+        params,
+        response: { 200: Document, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+      handler: async (req) => withUpload(req, 'replace', (upload) => documents.replace(req.principal, req.params.documentId, upload)),
+    });
+  });
+
+  api.get('/documents', {
+    config: { permission: 'VIEW' },
+    schema: { tags, summary: 'List documents (oldest first)', querystring: DocumentListQuery, response: { 200: Paginated(Document), ...errors(400, 401, 403) } },
+    handler: async (req) => documents.list(req.principal, { documentHolder: req.query.documentHolder }, pageOf(req.query, 'asc')),
+  });
+  api.get('/documents/:documentId', {
+    config: { permission: 'VIEW' },
+    schema: { tags, summary: 'Get a document', params, response: { 200: Document, ...errors(401, 403, 404) } },
+    handler: async (req) => documents.get(req.principal, req.params.documentId),
+  });
+  api.get('/documents/:documentId/file', {
+    config: { permission: 'VIEW' },
+    schema: { tags, summary: 'Download the stored file', params, produces: ['application/pdf', 'image/jpeg', 'image/png'], response: { 200: DocumentFile, ...errors(401, 403, 404) } },
+    handler: async (req, reply) => {
+      const file = await documents.open(req.principal, req.params.documentId);
+      return reply
+        .type(file.contentType)
+        .header('content-length', file.sizeBytes)
+        .header('etag', `"${file.sha256}"`)
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
+        .send(file.stream);
+    },
+  });
+  api.delete('/documents/:documentId', {
+    config: { permission: 'MANAGE' },
+    schema: { tags, summary: 'Delete a document (not once a verification submitted it)', params, response: { 204: Type.Null(), ...errors(401, 403, 404, 409) } },
+    handler: async (req, reply) => {
+      await documents.remove(req.principal, req.params.documentId);
+      return reply.status(204).send(null);
+    },
+  });
+}
