@@ -7,11 +7,13 @@ import type { Ctx } from './services/context.ts';
 import { makeCustomerService } from './services/customers.ts';
 import { makeExternalAccountService } from './services/external-accounts.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
+import { makePlatformConfigService } from './services/platform-config.ts';
 import { loadScope } from './services/platforms.ts';
 import { makeSandboxClockService } from './services/sandbox-clock.ts';
 import { makeTokenService } from './services/tokens.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
 import type { Environment } from './store/schema.ts';
+import { makeWebhookService } from './webhooks/delivery.ts';
 
 export function makeLogger(config: Config): Logger {
   return pino({
@@ -21,15 +23,18 @@ export function makeLogger(config: Config): Logger {
   });
 }
 
-export function makeServices(ctx: Ctx, log: Logger) {
+/** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
+export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
   const worker = new JobWorker(ctx.store, ctx.clock, log, {
     pollMs: ctx.config.jobPollMs,
+    // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
     leaseMs: 60_000,
     batchSize: 20,
     maxAttempts: 10,
     scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
   });
   const customers = makeCustomerService(ctx);
+  const webhooks = makeWebhookService(ctx, worker, log, random);
   return {
     ctx,
     log,
@@ -39,6 +44,8 @@ export function makeServices(ctx: Ctx, log: Logger) {
     internalAccounts: makeInternalAccountService(ctx),
     sandboxClock: makeSandboxClockService(ctx, worker),
     externalAccounts: makeExternalAccountService(ctx, customers),
+    webhooks,
+    platformConfig: makePlatformConfigService(ctx, webhooks),
   };
 }
 
@@ -53,11 +60,13 @@ export interface App {
 
 export interface AppOptions {
   clock?: Clock;
+  /** Random source of the webhook retry jitter (Math.random by default). */
+  random?: () => number;
   validateResponses?: boolean;
 }
 
 /** Opens the database and brings its schema up to date: what the server and every CLI command start with. */
-export async function openServices(config: Config, clock: Clock = systemClock): Promise<{ store: Store; services: Services }> {
+export async function openServices(config: Config, clock: Clock = systemClock, random: () => number = Math.random): Promise<{ store: Store; services: Services }> {
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     await migrate(store);
@@ -65,12 +74,12 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
     await store.close();
     throw err;
   }
-  return { store, services: makeServices({ store, clock, config }, makeLogger(config)) };
+  return { store, services: makeServices({ store, clock, config }, makeLogger(config), random) };
 }
 
 /** Wires services, workers and HTTP on an up-to-date database. Does not listen. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const { store, services } = await openServices(config, options.clock);
+  const { store, services } = await openServices(config, options.clock, options.random);
   const http = await buildHttp(services, {
     logger: services.log,
     bodyLimitBytes: config.bodyLimitBytes,

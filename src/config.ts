@@ -23,6 +23,11 @@ export interface Config {
   runWorkers: boolean;
   /** How often an idle job worker looks for due work. */
   jobPollMs: number;
+  /**
+   * How long one webhook POST may take, answer body included. Capped well below the job lease (60 s),
+   * so another process never claims a delivery that is still in flight.
+   */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +87,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: env.PUBLIC_URL || `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
     runWorkers: env.RUN_WORKERS !== 'false',
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
+    webhookTimeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 30_000),
   };
 }

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.ts';
 import * as m002 from './002_events_jobs_clock.ts';
 import * as m003 from './003_external_accounts.ts';
+import * as m005 from './005_webhooks.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
   '002_events_jobs_clock': m002,
   '003_external_accounts': m003,
+  '005_webhooks': m005,
 };
