@@ -34,13 +34,17 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
   for (const [path, sandboxOnly] of testPaths) {
     api.post(path, {
       config: { permission: 'MANAGE', sandboxOnly },
+      // The public API's call has no body at all; our {url} is optional. Absent means {}.
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
       schema: {
         tags: sandboxOnly ? ['Sandbox'] : tags,
         summary: 'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a 400 WEBHOOK_DELIVERY_ERROR',
         body: TestWebhookRequest,
         response: { 200: TestWebhookResponse, ...errors(400, 401, 403) },
       },
-      handler: async (req) => webhooks.sendTest(req.principal, req.body?.url),
+      handler: async (req) => webhooks.sendTest(req.principal, req.body.url),
     });
   }
 }
