@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { nowMs, type Ctx, type Scope } from '../services/context.ts';
 import { getPlatformConfig } from '../services/platforms.ts';
@@ -29,6 +30,9 @@ import { checkWebhookUrl } from './url.ts';
 
 /** How soon an event that waits behind an earlier one of the same object looks again (wall clock). */
 export const ORDER_WAIT_MS = 1000;
+
+/** Lease held over one POST: its timeout plus room to record the outcome. */
+const LEASE_MARGIN_MS = 30_000;
 
 export const DELIVERY_STATES: readonly DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT'];
 
@@ -130,7 +134,8 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       .execute();
   }
 
-  async function deliver(payload: DeliverPayload, scope: Scope): Promise<void> {
+  async function deliver(job: Job, scope: Scope): Promise<void> {
+    const payload = JSON.parse(job.payload) as DeliverPayload;
     const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
     // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
     if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return;
@@ -164,6 +169,9 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       return;
     }
 
+    // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
+    // taken the job since, it makes this attempt and we must not.
+    if (!(await renewLease(ctx.store, job, realNow(), ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS))) return;
     const result = await send(scope, { id: event.id, type: event.type, data: JSON.parse(event.data) as unknown }, config.webhookEnvelope, url);
     const since = payload.since ?? result.sentAtMs;
     const doneAtMs = nowMs(ctx, scope);
@@ -206,7 +214,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     }
   }
 
-  worker.register(DELIVER_JOB, (job, scope) => deliver(JSON.parse(job.payload) as DeliverPayload, scope));
+  worker.register(DELIVER_JOB, deliver);
 
   async function loadEvent(trx: Db | Tx, scope: Scope, eventId: string): Promise<EventsTable> {
     const row = await scopedEvents(trx, scope).selectAll().where('id', '=', eventId).executeTakeFirst();

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDatabase, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, createTestDatabase, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { claimJobs, renewLease } from '../../src/jobs/queue.ts';
 import { answer, loadDocsVerifier, record, startReceiver, type Receiver, type VerifyWebhook } from './helpers.ts';
 
 // Jitter fixed at one half: each retry waits exactly half its cap (5 s, 10 s, 20 s, 40 s, ...).
@@ -217,7 +218,7 @@ describe('webhook delivery across restarts and processes', () => {
       await first.close();
 
       const second = await startServer(ENV, { random: HALF, database });
-      const api = (await import('../helpers/harness.ts')).client(second.baseUrl, p.sandbox);
+      const api = client(second.baseUrl, p.sandbox);
       assert.equal((await api.post('/sandbox/clock/advance', { seconds: 5 })).status, 200);
       await second.app.services.worker.drain({ platformId: p.platformId });
       const deliveries = r.received.filter((x) => x.body.id === id);
@@ -267,3 +268,27 @@ describe('webhook delivery across restarts and processes', () => {
 async function advance30Min(api: { post: (p: string, b: unknown) => Promise<{ status: number }> }): Promise<void> {
   assert.equal((await api.post('/sandbox/clock/advance', { seconds: 1800 })).status, 200);
 }
+
+describe('leases over a delivery', () => {
+  it('a job re-claimed by another process after its lease ran out is not sent by the first', async () => {
+    const server = await startServer(ENV);
+    const r = await startReceiver();
+    try {
+      const p = await server.platform();
+      const { store } = server.app;
+      await store.db.updateTable('platform_configs').set({ webhook_endpoint: r.url }).where('platform_id', '=', p.platformId).execute();
+      await record(server, p.platformId, 'OUTGOING_PAYMENT.PENDING', 'Transaction:lease', {});
+      const now = Date.now();
+      const [mine] = await claimJobs(store, now, 10, 10, { platformId: p.platformId });
+      assert.ok(mine);
+      // Our lease runs out; another process claims the job with a lease of its own.
+      const [theirs] = await claimJobs(store, now + 20, 60_000, 10, { platformId: p.platformId });
+      assert.equal(theirs?.id, mine.id);
+      assert.equal(await renewLease(store, { ...mine }, now + 30, 60_000), false, 'no longer ours');
+      assert.equal(await renewLease(store, theirs!, now + 30, 60_000), true);
+    } finally {
+      await r.close();
+      await server.close();
+    }
+  });
+});
