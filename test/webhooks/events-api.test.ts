@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { answer, loadDocsVerifier, record, startReceiver, type Receiver } from './helpers.ts';
+import { answer, eventually, loadDocsVerifier, record, startReceiver, type Receiver } from './helpers.ts';
 
 describe('delivery log, redelivery and the test webhook', () => {
   let server: TestServer;
@@ -72,7 +72,9 @@ describe('delivery log, redelivery and the test webhook', () => {
     assert.equal(res.status, 202);
     assert.equal(res.body.id, id);
     assert.equal(res.body.deliveryState, 'PENDING');
+    // Redelivery kicks the background worker, so either it or this drain makes the attempt.
     await drain();
+    await eventually(async () => (await p.api.get(`/webhook-events/${id}`)).body.deliveryState === 'DELIVERED', 'the redelivery');
     assert.equal(r.received.length, before + 1);
     assert.equal(r.received.at(-1)!.body.id, id, 'the receiver can dedupe on the id');
     const e = (await p.api.get(`/webhook-events/${id}`)).body;
@@ -90,6 +92,7 @@ describe('delivery log, redelivery and the test webhook', () => {
     const count = failing.received.length;
     assert.equal((await q.api.post(`/webhook-events/${id}/redeliver`)).status, 202);
     await drain(q);
+    await eventually(async () => (await q.api.get(`/webhook-events/${id}`)).body.attempts.length === 2, 'the new run');
     assert.equal(failing.received.length, count + 1, 'the new run starts at once');
     // Both runs had a retry queued; only the current run's retry may go out.
     await q.api.post('/sandbox/clock/advance', { seconds: 10 });
