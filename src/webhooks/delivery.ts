@@ -34,8 +34,6 @@ export const ORDER_WAIT_MS = 1000;
 /** Lease held over one POST: its timeout plus room to record the outcome. */
 const LEASE_MARGIN_MS = 30_000;
 
-export const DELIVERY_STATES: readonly DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT'];
-
 export interface WebhookAttempt {
   run: number;
   attempt: number;
@@ -223,8 +221,6 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
   }
 
   return {
-    keysOf: keyStore.keysOf,
-
     /** The two public keys a receiver verifies with, as GET /config publishes them. */
     async publicKeys(scope: Scope): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }> {
       const keys = await keyStore.keysOf(scope);

@@ -7,8 +7,6 @@
  */
 import type { WebhookEnvelope } from '../store/schema.ts';
 
-export const ENVELOPES: readonly WebhookEnvelope[] = ['LEGACY', 'CURRENT'];
-
 export interface EnvelopeEvent {
   /** `Webhook:<uuid>`: the receiver's dedupe key, the same on every retry and redelivery. */
   id: string;
