@@ -14,6 +14,7 @@ import { makeVerificationService } from './services/verifications.ts';
 import { makeDocumentFileStore } from './store/document-files.ts';
 import { makeExternalAccountService } from './services/external-accounts.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
+import { makePlatformConfigService } from './services/platform-config.ts';
 import { loadScope } from './services/platforms.ts';
 import { makeSandboxClockService } from './services/sandbox-clock.ts';
 import { makeTokenService } from './services/tokens.ts';
@@ -23,6 +24,7 @@ import { makeQuoteService } from './services/quotes.ts';
 import { makeRateService } from './services/rates.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
 import type { Environment } from './store/schema.ts';
+import { makeWebhookService } from './webhooks/delivery.ts';
 
 export function makeLogger(config: Config): Logger {
   return pino({
@@ -32,9 +34,11 @@ export function makeLogger(config: Config): Logger {
   });
 }
 
-export function makeServices(ctx: Ctx, log: Logger) {
+/** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
+export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
   const worker = new JobWorker(ctx.store, ctx.clock, log, {
     pollMs: ctx.config.jobPollMs,
+    // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
     leaseMs: 60_000,
     batchSize: 20,
     maxAttempts: 10,
@@ -56,6 +60,7 @@ export function makeServices(ctx: Ctx, log: Logger) {
   const invitations = makeInvitationService(ctx);
   const documentFiles = makeDocumentFileStore(ctx.config.dataDir);
   worker.register(INVITATION_EXPIRE_JOB, (job, scope) => invitations.expire(job, scope));
+  const webhooks = makeWebhookService(ctx, worker, log, random);
   return {
     ctx,
     log,
@@ -75,6 +80,8 @@ export function makeServices(ctx: Ctx, log: Logger) {
     documents: makeDocumentService(ctx, documentFiles, customers, beneficialOwners),
     verifications: makeVerificationService(ctx, customers),
     receiverLookups: makeReceiverLookupService(ctx, { customers, externalAccounts, estimateRate }),
+    webhooks,
+    platformConfig: makePlatformConfigService(ctx, webhooks),
   };
 }
 
@@ -89,11 +96,13 @@ export interface App {
 
 export interface AppOptions {
   clock?: Clock;
+  /** Random source of the webhook retry jitter (Math.random by default). */
+  random?: () => number;
   validateResponses?: boolean;
 }
 
 /** Opens the database and brings its schema up to date: what the server and every CLI command start with. */
-export async function openServices(config: Config, clock: Clock = systemClock): Promise<{ store: Store; services: Services }> {
+export async function openServices(config: Config, clock: Clock = systemClock, random: () => number = Math.random): Promise<{ store: Store; services: Services }> {
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     await migrate(store);
@@ -101,12 +110,12 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
     await store.close();
     throw err;
   }
-  return { store, services: makeServices({ store, clock, config }, makeLogger(config)) };
+  return { store, services: makeServices({ store, clock, config }, makeLogger(config), random) };
 }
 
 /** Wires services, workers and HTTP on an up-to-date database. Does not listen. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const { store, services } = await openServices(config, options.clock);
+  const { store, services } = await openServices(config, options.clock, options.random);
   const http = await buildHttp(services, {
     logger: services.log,
     bodyLimitBytes: config.bodyLimitBytes,

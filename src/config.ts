@@ -26,6 +26,11 @@ export interface Config {
   jobPollMs: number;
   /** Production exchange rates and fees, from the operator's RATES_FILE; none means no production quotes. */
   productionRates: RatesFile | undefined;
+  /**
+   * How long one webhook POST may take, answer body included. Capped well below the job lease (60 s),
+   * so another process never claims a delivery that is still in flight.
+   */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -95,5 +100,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorkers: env.RUN_WORKERS !== 'false',
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
     productionRates: loadRatesFile(env.RATES_FILE),
+    webhookTimeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 30_000),
   };
 }

@@ -84,3 +84,25 @@ export async function failJob(store: Store, job: Job, error: string, realNowMs: 
     .where('status', '=', 'running')
     .execute();
 }
+
+/**
+ * Extends a claimed job's lease, only if the lease is still the one this process holds (a job whose
+ * lease ran out may already be claimed by another process, with a new lease_until). Returns false
+ * when the job is no longer ours. A worker runs its claimed batch one job at a time, so a handler about
+ * to do slow, non-repeatable work (a webhook POST) renews first rather than trusting the claim's lease.
+ */
+export async function renewLease(store: Store, job: Job, realNowMs: number, leaseMs: number): Promise<boolean> {
+  if (job.lease_until === null) return false;
+  const until = BigInt(realNowMs + leaseMs);
+  const result = await store.db
+    .updateTable('jobs')
+    .set({ lease_until: until, updated_at: BigInt(realNowMs) })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    // Equal means no one re-claimed it, even if it ran out a moment ago: a claim always sets a new lease.
+    .where('lease_until', '=', job.lease_until)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) return false;
+  job.lease_until = until;
+  return true;
+}

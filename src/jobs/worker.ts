@@ -125,8 +125,17 @@ export class JobWorker {
       if (!scopes.has(key)) scopes.set(key, this.options.scopeOf(job.platform_id, job.environment));
       return scopes.get(key)!;
     };
-    // The batch's jobs run side by side: on PostgreSQL over the pool, on SQLite into shared group commits.
-    await Promise.all(jobs.map(async (job) => this.runJob(job, await scopeOf(job))));
+    // Database-only jobs run side by side (over the PostgreSQL pool, or into shared SQLite group commits);
+    // jobs that talk to the outside world (webhook deliveries) run one by one, in the order they fell due,
+    // so one object's events leave in order.
+    const inTransaction = jobs.filter((job) => this.handlers.get(job.kind)?.inTransaction);
+    const outside = jobs.filter((job) => !this.handlers.get(job.kind)?.inTransaction);
+    await Promise.all([
+      ...inTransaction.map(async (job) => this.runJob(job, await scopeOf(job))),
+      (async () => {
+        for (const job of outside) await this.runJob(job, await scopeOf(job));
+      })(),
+    ]);
     return jobs.length;
   }
 

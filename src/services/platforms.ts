@@ -1,8 +1,10 @@
+import type { Static } from '@sinclair/typebox';
 import { iso } from '../domain/clock.ts';
+import type { PlatformCurrencyConfig as PlatformCurrencyConfigSchema } from '../http/schemas/config.ts';
 import { CURRENCY_CODES } from '../domain/currencies.ts';
 import { newId } from '../domain/ids.ts';
 import { createSystemAccounts } from '../ledger/accounts.ts';
-import type { Environment } from '../store/schema.ts';
+import type { Environment, PlatformConfigsTable, WebhookEnvelope } from '../store/schema.ts';
 import type { Ctx, Scope } from './context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { insertToken, PERMISSIONS } from './tokens.ts';
@@ -20,13 +22,48 @@ export interface CreatedPlatform {
   production: Credentials;
 }
 
+/** Limits and settings of one supported currency (amounts in the smallest unit). */
+export type PlatformCurrencyConfig = Static<typeof PlatformCurrencyConfigSchema>;
+
+/** What a new platform, or an older row that stored bare codes, gets for a currency. */
+export function defaultCurrencyConfig(currencyCode: string): PlatformCurrencyConfig {
+  return { currencyCode, minAmount: 1, maxAmount: 100_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
+}
+
+/** The stored list: PlatformCurrencyConfig objects; rows written before those existed hold bare codes. */
+export function parseCurrencies(stored: string): PlatformCurrencyConfig[] {
+  const list = JSON.parse(stored) as Array<string | PlatformCurrencyConfig>;
+  return list.map((entry) => (typeof entry === 'string' ? defaultCurrencyConfig(entry) : entry));
+}
+
 export interface PlatformConfig {
   id: string;
   umaDomain: string;
   webhookEndpoint: string | null;
+  /** The codes alone: what opening accounts and checking currencies need. */
   supportedCurrencies: string[];
+  /** The same currencies with their limits and settings, as GET /config shows them. */
+  currencies: PlatformCurrencyConfig[];
+  webhookEnvelope: WebhookEnvelope;
+  /** Scope-time ms since the endpoint's deliveries ran out of retries, or null. */
+  webhookFailingSinceMs: number | null;
   createdAt: string;
   updatedAt: string;
+}
+
+export function toPlatformConfig(row: PlatformConfigsTable): PlatformConfig {
+  const currencies = parseCurrencies(row.supported_currencies);
+  return {
+    id: row.id,
+    umaDomain: row.uma_domain,
+    webhookEndpoint: row.webhook_endpoint,
+    supportedCurrencies: currencies.map((c) => c.currencyCode),
+    currencies,
+    webhookEnvelope: row.webhook_envelope,
+    webhookFailingSinceMs: row.webhook_failing_since === null ? null : Number(row.webhook_failing_since),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
 }
 
 /**
@@ -52,8 +89,10 @@ export async function createPlatform(ctx: Ctx, name: string): Promise<CreatedPla
           environment,
           uma_domain: environment === 'sandbox' ? `${slug}.sandbox.uma.localhost` : `${slug}.uma.localhost`,
           webhook_endpoint: null,
-          supported_currencies: JSON.stringify(CURRENCY_CODES),
+          supported_currencies: JSON.stringify(CURRENCY_CODES.map(defaultCurrencyConfig)),
           clock_offset_ms: 0n,
+          webhook_envelope: 'LEGACY',
+          webhook_failing_since: null,
           created_at: now,
           updated_at: now,
         })
@@ -84,14 +123,7 @@ export async function getPlatformConfig(ctx: Ctx, scope: Scope): Promise<Platfor
     .where('platform_id', '=', scope.platformId)
     .where('environment', '=', scope.environment)
     .executeTakeFirstOrThrow();
-  return {
-    id: row.id,
-    umaDomain: row.uma_domain,
-    webhookEndpoint: row.webhook_endpoint,
-    supportedCurrencies: JSON.parse(row.supported_currencies) as string[],
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
+  return toPlatformConfig(row);
 }
 
 /** A scope with its current sandbox clock offset, for work that does not come through a request (jobs, CLI). */

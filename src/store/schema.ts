@@ -33,10 +33,13 @@ export interface PlatformConfigsTable {
   environment: Environment;
   uma_domain: string;
   webhook_endpoint: string | null;
-  /** JSON array of currency codes. */
+  /** JSON array of PlatformCurrencyConfig (older rows: bare currency codes; see platforms.parseCurrencies). */
   supported_currencies: string;
   /** Sandbox only: how far this platform's sandbox clock runs ahead of real time. */
   clock_offset_ms: bigint;
+  webhook_envelope: WebhookEnvelope;
+  /** Scope time at which an event to the current endpoint last ran out of retries; null once one is delivered. */
+  webhook_failing_since: bigint | null;
   created_at: bigint;
   updated_at: bigint;
 }
@@ -107,6 +110,42 @@ export interface EventsTable {
   object_id: string;
   /** JSON snapshot of the resource as GET returned it at that moment. */
   data: string;
+  created_at: bigint;
+  delivery_state: DeliveryState;
+  /** Grows by one on each redelivery; jobs of an earlier run are stale and do nothing. */
+  delivery_run: bigint;
+  delivery_updated_at: bigint | null;
+}
+
+export type DeliveryState = 'PENDING' | 'DELIVERED' | 'FAILED' | 'NO_ENDPOINT';
+export type WebhookEnvelope = 'LEGACY' | 'CURRENT';
+
+export interface WebhookAttemptsTable {
+  event_id: string;
+  run: bigint;
+  /** 1-based within the run. */
+  attempt: bigint;
+  url: string;
+  /** Scope time. */
+  started_at: bigint;
+  /** Null when no HTTP answer came back (connection error, timeout). */
+  status_code: bigint | null;
+  latency_ms: bigint;
+  error: string | null;
+  /** The first 1 KB of the answer, as text. */
+  response_body: string | null;
+}
+
+export type SigningAlgorithm = 'ECDSA_P256' | 'ED25519';
+
+export interface WebhookKeysTable {
+  platform_id: string;
+  environment: Environment;
+  algorithm: SigningAlgorithm;
+  /** PEM SPKI. */
+  public_key: string;
+  /** AES-256-GCM sealed PKCS#8 DER (see webhooks/keys.ts); never stored in clear. */
+  sealed_private_key: string;
   created_at: bigint;
 }
 
@@ -358,4 +397,6 @@ export interface Database {
   documents: DocumentsTable;
   verifications: VerificationsTable;
   receiver_lookups: ReceiverLookupsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_keys: WebhookKeysTable;
 }

@@ -1,4 +1,5 @@
 import { newId } from '../domain/ids.ts';
+import { enqueueJob } from '../jobs/queue.ts';
 import type { Tx } from '../store/db.ts';
 import type { Scope } from '../services/context.ts';
 
@@ -10,9 +11,32 @@ export interface EventInput {
   data: unknown;
 }
 
+export const DELIVER_JOB = 'webhook.deliver';
+
+/**
+ * What a delivery job carries. `run` is the event's delivery run (1, then one more per redelivery);
+ * `attempt` is 1-based within the run; `since` is the scope time of the run's first attempt (absent
+ * until it has happened); `url` overrides the configured endpoint (the TEST sent when it changes).
+ */
+export interface DeliverPayload {
+  eventId: string;
+  run: number;
+  attempt: number;
+  since?: number;
+  url?: string;
+}
+
+/** Queues delivery of an event in the caller's transaction. `realNowMs` is wall-clock time. */
+export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPayload, realNowMs: number, delayMs = 0): Promise<void> {
+  await enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
+}
+
 /**
  * Records an event in the caller's transaction: it commits with the change it reports, or not at all.
- * Delivery happens later, outside any database transaction (see webhooks/delivery).
+ * Its delivery job is queued in the same transaction, so a committed event is always delivered (or
+ * marked NO_ENDPOINT); delivery itself happens later, outside any transaction (webhooks/delivery.ts).
+ * `nowMs` is scope time (`nowMs(ctx, scope)`); `scope` must carry its clock offset, as every scope
+ * from a request or from loadScope does, since the job queue runs on wall-clock time.
  */
 export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<string> {
   const id = newId('Webhook');
@@ -26,7 +50,11 @@ export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowM
       object_id: event.objectId,
       data: JSON.stringify(event.data),
       created_at: BigInt(nowMs),
+      delivery_state: 'PENDING',
+      delivery_run: 1n,
+      delivery_updated_at: null,
     })
     .execute();
+  await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
   return id;
 }

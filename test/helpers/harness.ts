@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { Clock } from '../../src/domain/clock.ts';
 import { verifyLedger } from '../../src/ledger/verify.ts';
 import { createPlatform, type CreatedPlatform, type Credentials } from '../../src/services/platforms.ts';
 
@@ -109,16 +108,23 @@ export interface TestPlatform extends CreatedPlatform {
   prod: Client;
 }
 
+export interface StartOptions extends Pick<AppOptions, 'clock' | 'random'> {
+  /**
+   * Run on this database instead of a fresh one (a restart, or a second process on PostgreSQL). The
+   * caller owns it: close() leaves it in place, and the caller drops it.
+   */
+  database?: TestDatabase;
+}
+
 /**
  * Starts the real app on a real database and a real port. close() checks the ledger's invariants
  * before tearing down, so every test file ends with a ledger verification.
  */
-export async function startServer(extraEnv: Record<string, string> = {}, options: { clock?: Clock; database?: TestDatabase } = {}): Promise<TestServer> {
-  // A database handed in belongs to the caller (a restart test reopens it); one made here is dropped on close.
-  const database = options.database ?? (await createTestDatabase());
-  const ownsDatabase = options.database === undefined;
+export async function startServer(extraEnv: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
+  const { database: shared, ...appOptions } = options;
+  const database = shared ?? (await createTestDatabase());
   const config = loadConfig({ ...database.env, ...extraEnv });
-  const app = await createApp(config, { validateResponses: true, clock: options.clock });
+  const app = await createApp(config, { validateResponses: true, ...appOptions });
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -136,7 +142,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, options
         if (violations.length > 0) throw new Error(`ledger invariants violated:\n${violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n')}`);
       } finally {
         await app.close();
-        if (ownsDatabase) await database.drop();
+        if (!shared) await database.drop();
       }
     },
   };

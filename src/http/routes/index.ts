@@ -1,6 +1,7 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
 import { beneficialOwnerRoutes } from './beneficial-owners.ts';
+import { configRoutes } from './config.ts';
 import { customerRoutes } from './customers.ts';
 import { documentRoutes } from './documents.ts';
 import { externalAccountRoutes } from './external-accounts.ts';
@@ -12,6 +13,7 @@ import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
 import { transactionRoutes } from './transactions.ts';
 import { verificationRoutes } from './verifications.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export function registerRoutes(api: Http, services: Services): void {
   tokenRoutes(api, services);
@@ -26,4 +28,6 @@ export function registerRoutes(api: Http, services: Services): void {
   documentRoutes(api, services);
   verificationRoutes(api, services);
   receiverRoutes(api, services);
+  configRoutes(api, services);
+  webhookRoutes(api, services);
 }

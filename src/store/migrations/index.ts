@@ -3,6 +3,7 @@ import * as m001 from './001_foundation.ts';
 import * as m002 from './002_events_jobs_clock.ts';
 import * as m003 from './003_external_accounts.ts';
 import * as m004 from './004_money_movement.ts';
+import * as m005 from './005_webhooks.ts';
 import * as m006 from './006_identity_documents.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
@@ -11,5 +12,6 @@ export const migrations: Record<string, Migration> = {
   '002_events_jobs_clock': m002,
   '003_external_accounts': m003,
   '004_money_movement': m004,
+  '005_webhooks': m005,
   '006_identity_documents': m006,
 };

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuery, StringEnum, Timestamp } from './common.ts';
+
+export const DeliveryState = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT'] as const, {
+  description: 'PENDING: not yet acknowledged (retries may be due). DELIVERED: a 2xx or 409 came back. FAILED: not retried, or out of retries. NO_ENDPOINT: no endpoint was configured when it was due',
+});
+
+export const WebhookAttempt = Type.Object({
+  run: Type.Integer({ minimum: 1, description: '1 for the first delivery, one more per redelivery' }),
+  attempt: Type.Integer({ minimum: 1, description: '1-based within the run' }),
+  url: Type.String(),
+  startedAt: Timestamp,
+  responseStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'Null when no HTTP answer came back' }),
+  latencyMs: Type.Integer({ minimum: 0 }),
+  error: Type.Union([Type.String(), Type.Null()]),
+  responseBody: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KB of the answer' }),
+});
+
+export const WebhookEvent = Type.Object({
+  id: Type.String({ description: 'Webhook:<uuid>; the id every delivery of this event carries' }),
+  type: Type.String({ description: 'OBJECT.EVENT, or TEST' }),
+  objectId: Type.String(),
+  data: Type.Unknown({ description: 'The resource as it was when the event happened' }),
+  deliveryState: DeliveryState,
+  createdAt: Timestamp,
+  deliveryUpdatedAt: Type.Optional(Timestamp),
+  attempts: Type.Optional(Type.Array(WebhookAttempt)),
+});
+
+export const WebhookEventListQuery = Type.Object({
+  ...PageQuery,
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  objectId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  deliveryState: Type.Optional(DeliveryState),
+});
+
+export const TestWebhookRequest = Type.Object(
+  { url: Type.Optional(Type.String({ minLength: 1, description: 'Send here instead of the configured endpoint' })) },
+  { additionalProperties: false },
+);
+
+export const TestWebhookResponse = Type.Object({
+  url: Type.String(),
+  response_status: Type.Integer(),
+  response_body: Type.String({ description: 'The first 1 KB of the answer' }),
+});

@@ -1,0 +1,286 @@
+/**
+ * Webhook delivery: the `webhook.deliver` job handler, redelivery, the delivery log, and the
+ * synchronous test webhook. Nothing here runs inside a database transaction while it waits on the
+ * network: a delivery reads, posts, then records the outcome (and queues the next attempt) in one
+ * short transaction.
+ *
+ * At least once, in order per object: an event waits while an earlier event of the same object in the
+ * same scope is still PENDING. Several processes never send the same attempt twice: the job claim
+ * (lease longer than the HTTP timeout) gives each job to one process, and an attempt that was already
+ * recorded is never sent again.
+ */
+import type { Logger } from 'pino';
+import { iso } from '../domain/clock.ts';
+import { AppError, notFound } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { renewLease, type Job } from '../jobs/queue.ts';
+import type { JobWorker } from '../jobs/worker.ts';
+import { nowMs, type Ctx, type Scope } from '../services/context.ts';
+import { getPlatformConfig } from '../services/platforms.ts';
+import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
+import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
+import { buildEnvelope, type EnvelopeEvent } from './envelope.ts';
+import { DELIVER_JOB, enqueueDelivery, type DeliverPayload } from './events.ts';
+import { makeKeyStore } from './keys.ts';
+import { nextRetryDelayMs, retryPolicyOf } from './schedule.ts';
+import { standardPublicKey, webhookHeaders } from './signing.ts';
+import { postWebhook, type PostResult } from './transport.ts';
+import { checkWebhookUrl } from './url.ts';
+
+/** How soon an event that waits behind an earlier one of the same object looks again (wall clock). */
+export const ORDER_WAIT_MS = 1000;
+
+/** Lease held over one POST: its timeout plus room to record the outcome. */
+const LEASE_MARGIN_MS = 30_000;
+
+export interface WebhookAttempt {
+  run: number;
+  attempt: number;
+  url: string;
+  startedAt: string;
+  responseStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  objectId: string;
+  data: unknown;
+  deliveryState: DeliveryState;
+  createdAt: string;
+  deliveryUpdatedAt?: string;
+  attempts?: WebhookAttempt[];
+}
+
+export interface WebhookEventFilters {
+  type?: string | undefined;
+  objectId?: string | undefined;
+  deliveryState?: DeliveryState | undefined;
+}
+
+export interface TestWebhookResult {
+  url: string;
+  response_status: number;
+  response_body: string;
+}
+
+/** 2xx acknowledges. 409 is the receiver saying it already has this id: also an acknowledgement. */
+export function isAcknowledged(status: number | null): boolean {
+  return status !== null && ((status >= 200 && status < 300) || status === 409);
+}
+
+function toEvent(row: EventsTable): WebhookEvent {
+  const event: WebhookEvent = {
+    id: row.id,
+    type: row.type,
+    objectId: row.object_id,
+    data: JSON.parse(row.data) as unknown,
+    deliveryState: row.delivery_state,
+    createdAt: iso(row.created_at),
+  };
+  if (row.delivery_updated_at !== null) event.deliveryUpdatedAt = iso(row.delivery_updated_at);
+  return event;
+}
+
+function toAttempt(row: WebhookAttemptsTable): WebhookAttempt {
+  return {
+    run: Number(row.run),
+    attempt: Number(row.attempt),
+    url: row.url,
+    startedAt: iso(row.started_at),
+    responseStatus: row.status_code === null ? null : Number(row.status_code),
+    latencyMs: Number(row.latency_ms),
+    error: row.error,
+    responseBody: row.response_body,
+  };
+}
+
+function scopedEvents(db: Db | Tx, scope: Scope) {
+  return db.selectFrom('events').where('events.platform_id', '=', scope.platformId).where('events.environment', '=', scope.environment);
+}
+
+export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, random: () => number = Math.random) {
+  const { db } = ctx.store;
+  const keyStore = makeKeyStore(ctx);
+  const realNow = () => ctx.clock.nowMs();
+
+  /**
+   * Serializes the envelope once and signs and sends those exact bytes. The envelope's timestamp is
+   * scope time (the sandbox clock); webhook-timestamp is real time, since receivers compare it with
+   * their own clock to refuse replays.
+   */
+  async function send(scope: Scope, event: EnvelopeEvent, envelope: WebhookEnvelope, url: string): Promise<PostResult & { sentAtMs: number }> {
+    const keys = await keyStore.keysOf(scope);
+    const sentAtMs = nowMs(ctx, scope);
+    const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
+    const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
+    return { sentAtMs, ...(await postWebhook(url, body, headers, ctx.config.webhookTimeoutMs, realNow)) };
+  }
+
+  /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
+  async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<void> {
+    await trx
+      .updateTable('events')
+      .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
+      .where('id', '=', event.id)
+      .where('delivery_state', '=', 'PENDING')
+      .where('delivery_run', '=', BigInt(run))
+      .execute();
+  }
+
+  async function deliver(job: Job, scope: Scope): Promise<void> {
+    const payload = JSON.parse(job.payload) as DeliverPayload;
+    const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
+    // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
+    if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return;
+    const recorded = await db
+      .selectFrom('webhook_attempts')
+      .select('attempt')
+      .where('event_id', '=', event.id)
+      .where('run', '=', BigInt(payload.run))
+      .where('attempt', '=', BigInt(payload.attempt))
+      .executeTakeFirst();
+    // A process that died after recording this attempt already queued the next one.
+    if (recorded) return;
+
+    const earlier = await scopedEvents(db, scope)
+      .select('id')
+      .where('object_id', '=', event.object_id)
+      .where('delivery_state', '=', 'PENDING')
+      .where((eb) => eb.or([eb('created_at', '<', event.created_at), eb.and([eb('created_at', '=', event.created_at), eb('id', '<', event.id)])]))
+      .limit(1)
+      .executeTakeFirst();
+    if (earlier) {
+      // Wait without spending an attempt: the receiver must see this object's changes in order.
+      await ctx.store.tx((trx) => enqueueDelivery(trx, scope, payload, realNow(), ORDER_WAIT_MS));
+      return;
+    }
+
+    const config = await getPlatformConfig(ctx, scope);
+    const url = config.webhookEndpoint;
+    if (!url) {
+      await ctx.store.tx((trx) => settle(trx, event, payload.run, 'NO_ENDPOINT', nowMs(ctx, scope)));
+      return;
+    }
+
+    // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
+    // taken the job since, it makes this attempt and we must not.
+    if (!(await renewLease(ctx.store, job, realNow(), ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS))) return;
+    const result = await send(scope, { id: event.id, type: event.type, data: JSON.parse(event.data) as unknown }, config.webhookEnvelope, url);
+    const since = payload.since ?? result.sentAtMs;
+    const doneAtMs = nowMs(ctx, scope);
+    const acknowledged = isAcknowledged(result.status);
+    const retryInMs = acknowledged || retryPolicyOf(event.type) === 'ONCE' ? null : nextRetryDelayMs(payload.attempt, doneAtMs - since, random);
+    const windowOver = !acknowledged && retryInMs === null && retryPolicyOf(event.type) === 'RETRY';
+    try {
+      await ctx.store.tx(async (trx) => {
+        await trx
+          .insertInto('webhook_attempts')
+          .values({
+            event_id: event.id,
+            run: BigInt(payload.run),
+            attempt: BigInt(payload.attempt),
+            url,
+            started_at: BigInt(result.sentAtMs),
+            status_code: result.status === null ? null : BigInt(result.status),
+            latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
+            error: result.error ?? (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`),
+            response_body: result.body,
+          })
+          .execute();
+        if (retryInMs !== null) {
+          await enqueueDelivery(trx, scope, { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since }, realNow(), retryInMs);
+          return;
+        }
+        await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', doneAtMs);
+        const configs = trx.updateTable('platform_configs').where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
+        // The endpoint's failure report: set when an event runs out of retries, cleared by the next success.
+        if (acknowledged) await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
+        if (windowOver) await configs.set({ webhook_failing_since: BigInt(doneAtMs) }).where('webhook_failing_since', 'is', null).execute();
+      });
+    } catch (err) {
+      // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
+      if (isUniqueViolation(err)) return;
+      throw err;
+    }
+    if (windowOver) {
+      log.error({ eventId: event.id, type: event.type, platformId: scope.platformId, environment: scope.environment, url, attempts: payload.attempt }, 'webhook endpoint failing: event gave up after the retry window');
+    }
+  }
+
+  worker.register(DELIVER_JOB, deliver);
+
+  async function loadEvent(trx: Db | Tx, scope: Scope, eventId: string): Promise<EventsTable> {
+    const row = await scopedEvents(trx, scope).selectAll().where('id', '=', eventId).executeTakeFirst();
+    if (!row) throw notFound('Webhook event', eventId);
+    return row;
+  }
+
+  return {
+    /** The two public keys a receiver verifies with, as GET /config publishes them. */
+    async publicKeys(scope: Scope): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }> {
+      const keys = await keyStore.keysOf(scope);
+      return { webhookPublicKey: keys.ecdsaPublicKeyPem, webhookStandardPublicKey: standardPublicKey(keys.ed25519PublicKeyPem) };
+    },
+
+    async list(scope: Scope, f: WebhookEventFilters, page: PageRequest): Promise<Page<WebhookEvent>> {
+      let q = scopedEvents(db, scope);
+      if (f.type !== undefined) q = q.where('events.type', '=', f.type);
+      if (f.objectId !== undefined) q = q.where('events.object_id', '=', f.objectId);
+      if (f.deliveryState !== undefined) q = q.where('events.delivery_state', '=', f.deliveryState);
+      return mapPage(await keysetPage<EventsTable>(q, 'events', page), toEvent);
+    },
+
+    async get(scope: Scope, eventId: string): Promise<WebhookEvent> {
+      const row = await loadEvent(db, scope, eventId);
+      const attempts = await db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', row.id).orderBy('run').orderBy('attempt').execute();
+      return { ...toEvent(row), attempts: attempts.map(toAttempt) };
+    },
+
+    /** Starts a fresh delivery run now, whatever the event's state; jobs of earlier runs become no-ops. */
+    async redeliver(scope: Scope, eventId: string): Promise<WebhookEvent> {
+      const event = await ctx.store.tx(async (trx) => {
+        const row = await loadEvent(trx, scope, eventId);
+        const run = row.delivery_run + 1n;
+        const now = BigInt(nowMs(ctx, scope));
+        const updated = await trx
+          .updateTable('events')
+          .set({ delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now })
+          .where('id', '=', row.id)
+          .where('delivery_run', '=', row.delivery_run)
+          .executeTakeFirst();
+        if (updated.numUpdatedRows !== 1n) throw new AppError('CONFLICT', `Webhook event ${eventId} is being redelivered by another request`);
+        await enqueueDelivery(trx, scope, { eventId: row.id, run: Number(run), attempt: 1 }, realNow());
+        return toEvent({ ...row, delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now });
+      });
+      worker.kick();
+      return event;
+    },
+
+    /**
+     * Sends a TEST webhook now and reports what the receiver answered. Not an event row, not retried.
+     * A 2xx is success; any other answer, or none, is a 400 WEBHOOK_DELIVERY_ERROR whose details carry
+     * the receiver's status and body (or the connection error).
+     */
+    async sendTest(scope: Scope, targetUrl: string | undefined): Promise<TestWebhookResult> {
+      const config = await getPlatformConfig(ctx, scope);
+      const url = targetUrl !== undefined ? checkWebhookUrl(targetUrl, scope.environment, 'url') : config.webhookEndpoint;
+      if (!url) throw new AppError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhook endpoint is configured; set webhookEndpoint with PATCH /config or give a url');
+      const result = await send(scope, { id: newId('Webhook'), type: 'TEST', data: {} }, config.webhookEnvelope, url);
+      if (result.status === null) {
+        throw new AppError('WEBHOOK_DELIVERY_ERROR', `The test webhook could not be delivered: ${result.error}`, { url, error: result.error });
+      }
+      const answer = { url, response_status: result.status, response_body: result.body ?? '' };
+      if (result.status < 200 || result.status >= 300) {
+        throw new AppError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint answered ${result.status}`, answer);
+      }
+      return answer;
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof makeWebhookService>;

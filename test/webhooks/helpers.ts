@@ -1,0 +1,89 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import type { TestServer } from '../helpers/harness.ts';
+import { recordEvent } from '../../src/webhooks/events.ts';
+import { loadScope } from '../../src/services/platforms.ts';
+import { nowMs } from '../../src/services/context.ts';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  body: any;
+  path: string;
+}
+
+/** What the receiver does with its n-th request (0-based): a status, a body, or nothing at all (hang). */
+export type Responder = (n: number, received: Received, res: ServerResponse) => void;
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  respond: Responder;
+  close(): Promise<void>;
+}
+
+export const answer = (status: number, body = '', headers: Record<string, string> = {}): Responder => (_n, _r, res) => {
+  res.writeHead(status, headers).end(body);
+};
+
+/** A real HTTP receiver on 127.0.0.1 and a port of its own. */
+export async function startReceiver(respond: Responder = answer(200, 'ok')): Promise<Receiver> {
+  const received: Received[] = [];
+  const receiver: Receiver = { url: '', received, respond, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let body: unknown = undefined;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        body = raw.toString('utf8');
+      }
+      const r: Received = { headers: req.headers, raw, body, path: req.url ?? '/' };
+      received.push(r);
+      receiver.respond(received.length - 1, r, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return receiver;
+}
+
+export type VerifyWebhook = (raw: Buffer, headers: IncomingHttpHeaders, keys: { webhookPublicKey: string; webhookStandardPublicKey: string }, nowSeconds?: number) => boolean;
+
+/** The receiver snippet of docs/webhooks.md, loaded as it is written there, so the docs cannot rot. */
+export async function loadDocsVerifier(): Promise<VerifyWebhook> {
+  const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+  const match = /<!-- receiver-snippet -->\s*```js\n([\s\S]*?)```/.exec(doc);
+  if (!match) throw new Error('docs/webhooks.md lost its receiver snippet');
+  const file = join(mkdtempSync(join(tmpdir(), 'webhook-doc-')), 'verify.mjs');
+  writeFileSync(file, match[1]!);
+  const mod = (await import(pathToFileURL(file).href)) as { verifyWebhook: VerifyWebhook };
+  return mod.verifyWebhook;
+}
+
+/** Waits (bounded) until `check` holds, for what the background worker does on its own. */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Records an event the way business code does: recordEvent inside a store transaction. */
+export async function record(server: TestServer, platformId: string, type: string, objectId: string, data: unknown, environment: 'sandbox' | 'production' = 'sandbox'): Promise<string> {
+  const ctx = server.app.services.ctx;
+  const scope = await loadScope(ctx, platformId, environment);
+  return server.app.store.tx((trx) => recordEvent(trx, scope, { type, objectId, data }, nowMs(ctx, scope)));
+}
