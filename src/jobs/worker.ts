@@ -150,7 +150,7 @@ export class JobWorker {
         });
       } else {
         await handler.run(job, scope);
-        await completeJob(this.store.db, job, this.clock.nowMs());
+        await this.store.tx((trx) => completeJob(trx, job, this.clock.nowMs()));
       }
     } catch (err) {
       const attempts = Number(job.attempts);

@@ -9,6 +9,12 @@ export interface Scope {
   environment: Environment;
   /** Sandbox clock: how far this scope's time runs ahead of real time (0 in production). */
   clockOffsetMs?: number;
+  /**
+   * Whether a webhook endpoint was configured when this scope was loaded. Events recorded without one
+   * are marked NO_ENDPOINT at once instead of queueing a delivery that has nowhere to go. Unknown
+   * (undefined) always queues the delivery, which then decides.
+   */
+  hasWebhookEndpoint?: boolean;
 }
 
 /** What every service needs; built once in app.ts. */

@@ -121,7 +121,7 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
         if (Object.keys(changes).length === 0) return before;
         changes.updated_at = BigInt(now);
         await trx.updateTable('platform_configs').set(changes).where('id', '=', before.id).execute();
-        if (endpointChanged && endpoint !== null) await recordEvent(trx, scope, { type: 'TEST', objectId: before.id, data: {} }, now);
+        if (endpointChanged && endpoint !== null) await recordEvent(trx, { ...scope, hasWebhookEndpoint: true }, { type: 'TEST', objectId: before.id, data: {} }, now);
         return { ...before, ...changes };
       });
       return view(scope, row);

@@ -130,11 +130,11 @@ export async function getPlatformConfig(ctx: Ctx, scope: Scope): Promise<Platfor
 export async function loadScope(ctx: Ctx, platformId: string, environment: Environment): Promise<Scope> {
   const row = await ctx.store.db
     .selectFrom('platform_configs')
-    .select('clock_offset_ms')
+    .select(['clock_offset_ms', 'webhook_endpoint'])
     .where('platform_id', '=', platformId)
     .where('environment', '=', environment)
     .executeTakeFirst();
-  return { platformId, environment, clockOffsetMs: Number(row?.clock_offset_ms ?? 0n) };
+  return { platformId, environment, clockOffsetMs: Number(row?.clock_offset_ms ?? 0n), hasWebhookEndpoint: row ? row.webhook_endpoint !== null : undefined };
 }
 
 /**

@@ -95,7 +95,7 @@ export function makeTokenService(ctx: Ctx) {
         .selectFrom('api_tokens')
         .leftJoin('platform_configs', (j) => j.onRef('platform_configs.platform_id', '=', 'api_tokens.platform_id').onRef('platform_configs.environment', '=', 'api_tokens.environment'))
         .selectAll('api_tokens')
-        .select('platform_configs.clock_offset_ms')
+        .select(['platform_configs.clock_offset_ms', 'platform_configs.webhook_endpoint'])
         .where('api_tokens.id', '=', id)
         .executeTakeFirst();
       const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
@@ -107,6 +107,7 @@ export function makeTokenService(ctx: Ctx) {
         platformId: row.platform_id,
         environment: row.environment as Environment,
         clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
+        hasWebhookEndpoint: row.webhook_endpoint != null,
         permissions: new Set(row.permissions.split(',') as Permission[]),
       };
     },

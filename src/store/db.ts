@@ -8,11 +8,10 @@ import {
   Migrator,
   PostgresDialect,
   SqliteDialect,
-  SqliteDriver,
   sql,
   type DatabaseConnection,
   type Driver,
-  type SqliteDialectConfig,
+  type QueryResult,
   type Transaction,
 } from 'kysely';
 import type { Database } from './schema.ts';
@@ -32,22 +31,95 @@ export interface Store {
 }
 
 /**
- * SQLite's default `begin` takes the write lock only at the first write, and a reader that later writes
- * can then fail with SQLITE_BUSY at once instead of waiting. `begin immediate` takes it up front, so two
- * processes on one file (the server and the CLI) queue on the busy timeout instead.
+ * The SQLite driver: Kysely's own, with two changes. `begin immediate` takes the write lock up front, so
+ * two processes on one file (the server and the CLI) queue on the busy timeout instead of failing with
+ * SQLITE_BUSY halfway through a transaction. And prepared statements are cached by their SQL text: the
+ * service runs the same few hundred statements over and over, and preparing one costs as much as running it.
  */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+class SqliteConnection implements DatabaseConnection {
+  private readonly statements = new Map<string, SqliteStatement>();
+  constructor(private readonly db: SqliteDatabase.Database) {}
+
+  private prepare(text: string): SqliteStatement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      // Bounded: statements built from dynamic filters could otherwise grow the cache without end.
+      if (this.statements.size >= 2000) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.prepare(query.sql);
+    const parameters = query.parameters as unknown[];
+    if (statement.reader) return { rows: statement.all(...parameters) as R[] };
+    const { changes, lastInsertRowid } = statement.run(...parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    for (const row of this.prepare(query.sql).iterate(...(query.parameters as unknown[]))) yield { rows: [row as R] };
   }
 }
 
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqliteConfig: SqliteDialectConfig) {
-    super(sqliteConfig);
+type SqliteStatement = SqliteDatabase.Statement<unknown[]>;
+
+class SqliteDriver implements Driver {
+  private readonly connection: SqliteConnection;
+  private queue: Promise<void> = Promise.resolve();
+  private release: (() => void) | undefined;
+
+  constructor(private readonly db: SqliteDatabase.Database) {
+    this.connection = new SqliteConnection(db);
+  }
+
+  async init(): Promise<void> {}
+
+  /** SQLite has one connection: callers take turns. */
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.queue;
+    let release!: () => void;
+    this.queue = new Promise((resolve) => (release = resolve));
+    await previous;
+    this.release = release;
+    return this.connection;
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.release?.();
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint "${name}"`));
+  }
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to savepoint "${name}"`));
+  }
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release savepoint "${name}"`));
+  }
+  async destroy(): Promise<void> {
+    this.db.close();
+  }
+}
+
+class CachingSqliteDialect extends SqliteDialect {
+  constructor(private readonly file: SqliteDatabase.Database) {
+    super({ database: file });
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.sqliteConfig);
+    return new SqliteDriver(this.file);
   }
 }
 
@@ -95,7 +167,7 @@ export function openStore(options: StoreOptions): Store {
   file.pragma('synchronous = FULL');
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new CachingSqliteDialect(file) });
   return { ...makeStore(db, 'sqlite'), tx: groupCommit(db) };
 }
 

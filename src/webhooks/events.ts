@@ -35,11 +35,13 @@ export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPay
  * Records an event in the caller's transaction: it commits with the change it reports, or not at all.
  * Its delivery job is queued in the same transaction, so a committed event is always delivered (or
  * marked NO_ENDPOINT); delivery itself happens later, outside any transaction (webhooks/delivery.ts).
+ * A scope known to have no endpoint marks the event NO_ENDPOINT at once: no job, no later work.
  * `nowMs` is scope time (`nowMs(ctx, scope)`); `scope` must carry its clock offset, as every scope
  * from a request or from loadScope does, since the job queue runs on wall-clock time.
  */
 export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<string> {
   const id = newId('Webhook');
+  const deliver = scope.hasWebhookEndpoint !== false;
   await trx
     .insertInto('events')
     .values({
@@ -50,11 +52,11 @@ export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowM
       object_id: event.objectId,
       data: JSON.stringify(event.data),
       created_at: BigInt(nowMs),
-      delivery_state: 'PENDING',
+      delivery_state: deliver ? 'PENDING' : 'NO_ENDPOINT',
       delivery_run: 1n,
-      delivery_updated_at: null,
+      delivery_updated_at: deliver ? null : BigInt(nowMs),
     })
     .execute();
-  await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
+  if (deliver) await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
   return id;
 }
