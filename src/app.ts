@@ -103,7 +103,7 @@ export interface AppOptions {
 
 /** Opens the database and brings its schema up to date: what the server and every CLI command start with. */
 export async function openServices(config: Config, clock: Clock = systemClock, random: () => number = Math.random): Promise<{ store: Store; services: Services }> {
-  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize });
   try {
     await migrate(store);
   } catch (err) {

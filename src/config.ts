@@ -24,6 +24,8 @@ export interface Config {
   runWorkers: boolean;
   /** How often an idle job worker looks for due work. */
   jobPollMs: number;
+  /** PostgreSQL connections per server process. */
+  databasePoolSize: number;
   /** Production exchange rates and fees, from the operator's RATES_FILE; none means no production quotes. */
   productionRates: RatesFile | undefined;
   /**
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: env.PUBLIC_URL || `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
     runWorkers: env.RUN_WORKERS !== 'false',
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
+    databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     productionRates: loadRatesFile(env.RATES_FILE),
     webhookTimeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 30_000),
   };

@@ -22,7 +22,7 @@ import type { CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import type { RateService } from './rates.ts';
 import { insertTransaction, moveTransaction, type Transaction, type TransactionService } from './transactions.ts';
-import { ownerOf, railOutcome, requireInternalAccount } from './transfers.ts';
+import { railOutcome, requireInternalAccount } from './transfers.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
 export type QuoteInput = Static<typeof QuoteCreate>;
@@ -128,12 +128,10 @@ export function makeQuoteService(
         umaAddress: customer?.uma_address ?? null,
       };
     }
-    const account = await requireInternalAccount(trx, scope, accountId, 'source.accountId');
-    const owner = await ownerOf(trx, account);
+    const { account, owner, umaAddress: uma } = await requireInternalAccount(trx, scope, accountId, 'source.accountId');
     if (input.customerId !== undefined && input.customerId !== owner.customer_id) {
       throw invalidInput('source.customerId', `source.customerId does not own ${accountId}`, 'owner');
     }
-    const uma = owner.customer_id ? (await customers.requireActive(trx, scope, owner.customer_id)).uma_address : null;
     return {
       echo: { sourceType: 'ACCOUNT', accountId, ...(owner.customer_id ? { customerId: owner.customer_id } : {}) },
       currency: account.currency,

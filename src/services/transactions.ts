@@ -130,7 +130,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
   async function fund(trx: Tx, scope: Scope, row: TransactionsTable, funding: Funding): Promise<TransactionsTable> {
     const postings = fundInFlight(scope, funding, row.source_account_id, row.sent_currency, row.sent_amount);
     await postEntry(trx, scope, { kind: 'FUND', reference: row.id, postings }, nowMs(ctx, scope));
-    await trx.updateTable('transactions').set({ funding }).where('id', '=', row.id).execute();
+    // A transfer-out is inserted already marked as funded from its internal account; a quote learns at run time.
+    if (row.funding !== funding) await trx.updateTable('transactions').set({ funding }).where('id', '=', row.id).execute();
     return { ...row, funding };
   }
 

@@ -23,18 +23,33 @@ export function railOutcome(scope: Scope, sandbox: () => Outcome): Outcome {
   return scope.environment === 'sandbox' ? sandbox() : { kind: 'MANUAL' };
 }
 
-export async function requireInternalAccount(trx: Tx, scope: Scope, id: string, field: string): Promise<LedgerAccountsTable> {
-  const row = await scopedInternalAccounts(trx, scope).selectAll().where('ledger_accounts.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Internal account', id);
-  if (row.kind !== 'CUSTOMER' && row.kind !== 'PLATFORM') throw invalidInput(field, `${id} is not an internal account`);
-  return row;
+export interface OwnedInternalAccount {
+  account: LedgerAccountsTable;
+  /** The customer behind a customer account (nulls for the platform's own), as transactions record it. */
+  owner: Pick<TransactionsTable, 'customer_id' | 'platform_customer_id'>;
+  umaAddress: string | null;
 }
 
-/** The customer behind an internal account, for customerId and platformCustomerId on the transaction. */
-export async function ownerOf(trx: Tx, account: LedgerAccountsTable): Promise<Pick<TransactionsTable, 'customer_id' | 'platform_customer_id'>> {
-  if (account.kind !== 'CUSTOMER') return { customer_id: null, platform_customer_id: null };
-  const customer = await trx.selectFrom('customers').select('platform_customer_id').where('id', '=', account.owner).executeTakeFirst();
-  return { customer_id: account.owner, platform_customer_id: customer?.platform_customer_id ?? null };
+/**
+ * An internal account in scope with its owner, in one query (it is on every payment's path). A deleted
+ * customer's accounts move no more money.
+ */
+export async function requireInternalAccount(trx: Tx, scope: Scope, id: string, field: string): Promise<OwnedInternalAccount> {
+  const row = await scopedInternalAccounts(trx, scope)
+    .leftJoin('customers', 'customers.id', 'ledger_accounts.owner')
+    .selectAll('ledger_accounts')
+    .select(['customers.platform_customer_id', 'customers.uma_address', 'customers.is_deleted'])
+    .where('ledger_accounts.id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound('Internal account', id);
+  const { platform_customer_id, uma_address, is_deleted, ...account } = row;
+  if (is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `The customer owning ${id} has been deleted`, { field });
+  const isCustomer = account.kind === 'CUSTOMER';
+  return {
+    account,
+    owner: { customer_id: isCustomer ? account.owner : null, platform_customer_id: isCustomer ? platform_customer_id : null },
+    umaAddress: isCustomer ? uma_address : null,
+  };
 }
 
 function checkSameCurrency(input: TransferInput, internal: LedgerAccountsTable, external: ExternalAccountsTable, externalSide: 'source' | 'destination'): void {
@@ -60,9 +75,9 @@ function checkSameCurrency(input: TransferInput, internal: LedgerAccountsTable, 
 export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: TransactionService, externalAccounts: ExternalAccountService) {
   async function create(scope: Scope, operation: string, key: string | undefined, input: TransferInput, build: (trx: Tx) => Promise<TransactionsTable>): Promise<Stored<Transaction>> {
     const result = await idempotent<Transaction>(ctx, scope, operation, key, input, async (trx) => {
-      let row = await build(trx);
+      const row = await build(trx);
       await insertTransaction(ctx, trx, scope, row);
-      if (row.type === 'OUTGOING') row = await transactions.fund(trx, scope, row, 'INTERNAL');
+      if (row.funding === 'INTERNAL') await transactions.fund(trx, scope, row, 'INTERNAL');
       await transactions.queueProcessing(trx, scope, row.id);
       return { status: 201, body: toTransaction(row) };
     });
@@ -70,7 +85,7 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
     return result;
   }
 
-  function baseRow(scope: Scope, input: TransferInput, currency: string): Omit<TransactionsTable, 'type' | 'flow' | 'source' | 'destination' | 'source_account_id' | 'destination_account_id' | 'outcome' | 'customer_id' | 'platform_customer_id'> {
+  function baseRow(scope: Scope, input: TransferInput, currency: string): Omit<TransactionsTable, 'type' | 'flow' | 'source' | 'destination' | 'source_account_id' | 'destination_account_id' | 'outcome' | 'customer_id' | 'platform_customer_id' | 'funding'> & { funding: TransactionsTable['funding'] } {
     const now = BigInt(nowMs(ctx, scope));
     return {
       id: transactions.newTransactionId(),
@@ -103,12 +118,13 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
   return {
     transferOut(scope: Scope, input: TransferInput, idempotencyKey?: string): Promise<Stored<Transaction>> {
       return create(scope, 'transfer-out', idempotencyKey, input, async (trx) => {
-        const source = await requireInternalAccount(trx, scope, input.source.accountId, 'source.accountId');
+        const { account: source, owner } = await requireInternalAccount(trx, scope, input.source.accountId, 'source.accountId');
         const destination = await externalAccounts.requireUsableExternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
         checkSameCurrency(input, source, destination, 'destination');
         return {
           ...baseRow(scope, input, source.currency),
-          ...(await ownerOf(trx, source)),
+          ...owner,
+          funding: 'INTERNAL',
           type: 'OUTGOING',
           flow: 'TRANSFER_OUT',
           source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
@@ -126,11 +142,11 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
         if (!isPullable(source.account_type)) {
           throw invalidInput('source.accountId', `${source.account_type} accounts cannot be pulled from; pullable types: ${Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', ')}`, 'pullable');
         }
-        const destination = await requireInternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
+        const { account: destination, owner } = await requireInternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
         checkSameCurrency(input, destination, source, 'source');
         return {
           ...baseRow(scope, input, destination.currency),
-          ...(await ownerOf(trx, destination)),
+          ...owner,
           type: 'INCOMING',
           flow: 'TRANSFER_IN',
           source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),

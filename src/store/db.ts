@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -123,6 +124,21 @@ class CachingSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * A pg client that prepares every parameterized statement once per connection (a named statement, keyed
+ * by a hash of its text) instead of having the server parse and plan it on every call. The service runs
+ * a few hundred distinct statements, so on a busy server this saves most of PostgreSQL's per-query CPU.
+ */
+class PreparingClient extends pg.Client {
+  override query(config: unknown, values?: unknown, callback?: unknown): any {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = `k${createHash('sha1').update(config).digest('base64url')}`;
+      return (super.query as any)({ name, text: config, values }, callback);
+    }
+    return (super.query as any)(config, values, callback);
+  }
+}
+
 let pgParsersInstalled = false;
 function installPgParsers(): void {
   if (pgParsersInstalled) return;
@@ -141,7 +157,7 @@ export interface StoreOptions {
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) {
     installPgParsers();
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, Client: PreparingClient });
     // pool.end() resolves before its sockets have closed; close() waits for them, so a caller that drops
     // or restarts the database right after never meets a half-closed connection.
     const open = new Set<pg.Client>();
