@@ -105,9 +105,9 @@ describe('quotes', () => {
 
   it('expires after its lifetime on the sandbox clock: EXPIRED, and execute → 409', async () => {
     const { quote, customerId } = await quoteTo('000');
-    await p.api.post('/sandbox/clock/advance', { seconds: 299 });
+    await p.api.post('/sandbox/clock/advance', { seconds: 290 });
     assert.equal((await p.api.get(`/quotes/${quote.id}`)).body.status, 'PENDING');
-    await p.api.post('/sandbox/clock/advance', { seconds: 2 });
+    await p.api.post('/sandbox/clock/advance', { seconds: 11 });
     assert.equal((await p.api.get(`/quotes/${quote.id}`)).body.status, 'EXPIRED');
     assert.equal((await p.api.get(`/transactions/${quote.transactionId}`)).body.status, 'EXPIRED');
     const res = await p.api.post(`/quotes/${quote.id}/execute`);
@@ -152,9 +152,9 @@ describe('quotes', () => {
   it('a quote to …003 completes after about six minutes', async () => {
     const { quote } = await quoteTo('003');
     assert.equal((await p.api.post(`/quotes/${quote.id}/execute`)).body.status, 'PROCESSING');
-    await p.api.post('/sandbox/clock/advance', { seconds: 359 });
+    await p.api.post('/sandbox/clock/advance', { seconds: 350 });
     assert.equal((await p.api.get(`/transactions/${quote.transactionId}`)).body.status, 'PROCESSING');
-    await p.api.post('/sandbox/clock/advance', { seconds: 1 });
+    await p.api.post('/sandbox/clock/advance', { seconds: 10 });
     assert.equal((await p.api.get(`/transactions/${quote.transactionId}`)).body.status, 'COMPLETED');
     assert.equal((await p.api.get(`/quotes/${quote.id}`)).body.status, 'COMPLETED');
   });

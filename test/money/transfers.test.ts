@@ -59,9 +59,9 @@ describe('transfers without a quote', () => {
     const res = await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 9_000 });
     await runDueJobs(server);
     assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'PROCESSING');
-    await p.api.post('/sandbox/clock/advance', { seconds: 29 });
+    await p.api.post('/sandbox/clock/advance', { seconds: 25 });
     assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'PROCESSING');
-    await p.api.post('/sandbox/clock/advance', { seconds: 2 });
+    await p.api.post('/sandbox/clock/advance', { seconds: 6 });
     const tx = (await p.api.get(`/transactions/${res.body.id}`)).body;
     assert.equal(tx.status, 'FAILED');
     assert.equal(tx.failureReason, 'TIMEOUT');
