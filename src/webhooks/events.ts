@@ -27,8 +27,8 @@ export interface DeliverPayload {
 }
 
 /** Queues delivery of an event in the caller's transaction. `realNowMs` is wall-clock time. */
-export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPayload, realNowMs: number, delayMs = 0): Promise<void> {
-  await enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
+export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPayload, realNowMs: number, delayMs = 0): Promise<string> {
+  return enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
 }
 
 /**
@@ -39,6 +39,11 @@ export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPay
  * from a request or from loadScope does, since the job queue runs on wall-clock time.
  */
 export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<string> {
+  return (await recordEventForDelivery(trx, scope, event, nowMs)).eventId;
+}
+
+/** recordEvent, also naming the delivery job, for a caller that runs that job itself right after commit. */
+export async function recordEventForDelivery(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<{ eventId: string; jobId: string }> {
   const id = newId('Webhook');
   await trx
     .insertInto('events')
@@ -55,6 +60,6 @@ export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowM
       delivery_updated_at: null,
     })
     .execute();
-  await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
-  return id;
+  const jobId = await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
+  return { eventId: id, jobId };
 }
