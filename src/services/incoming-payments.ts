@@ -6,7 +6,7 @@
  * 2. After commit the request runs that delivery job itself (JobWorker.runNow), so the approval webhook
  *    goes out through the one signed, logged delivery path, and the platform's answer is acted on (in the
  *    transaction that records the attempt: see WebhookService.onAnswer) before the call returns.
- * 3. The answer (domain/incoming-approval decideApproval): approve → PROCESSING → COMPLETED, credited;
+ * 3. The answer (domain/incoming-payments decideApproval): approve → PROCESSING → COMPLETED, credited;
  *    202 → stays PENDING with a timeout job; 403 → REJECTED; 422 / errors → FAILED.
  * 4. /approve and /reject decide a PENDING payment; the timeout job fails one nobody decided.
  *
@@ -15,11 +15,8 @@
  * the first to commit wins and the others find the payment no longer PENDING.
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, invalidInput, notFound } from '../domain/errors.ts';
-import { isSupportedCurrency } from '../domain/currencies.ts';
-import { APPROVAL_TIMEOUT_MS, decideApproval, rejectionDetails, type ApprovalDecision, type FailureDetails } from '../domain/incoming-approval.ts';
-import { MAX_PAYMENT_MINOR } from '../domain/rate-sources.ts';
-import { isUmaAddress } from '../domain/uma.ts';
+import { AppError, notFound } from '../domain/errors.ts';
+import { APPROVAL_TIMEOUT_MS, checkReceiveInput, decideApproval, rejectionDetails, type ApprovalDecision, type FailureDetails, type UmaReceiveInput } from '../domain/incoming-payments.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { tracksBalance } from '../ledger/accounts.ts';
@@ -37,36 +34,7 @@ import { railOutcome } from './transfers.ts';
 export const JOB_APPROVAL_TIMEOUT = 'incoming.approval-timeout';
 export const APPROVAL_EVENT = 'INCOMING_PAYMENT.PENDING';
 
-export interface UmaReceiveInput {
-  senderUmaAddress: string;
-  receivingCurrencyCode: string;
-  receivingCurrencyAmount: number;
-  receiverUmaAddress?: string | undefined;
-  customerId?: string | undefined;
-}
-
 const COMPLETE: Outcome = { kind: 'COMPLETE' };
-
-/** Pure checks of a receive request that need no database; each failure names its field. */
-export function checkReceiveInput(input: UmaReceiveInput): void {
-  if (!isUmaAddress(input.senderUmaAddress)) {
-    throw new AppError('INVALID_UMA_ADDRESS', `senderUmaAddress ${JSON.stringify(input.senderUmaAddress)} is not a UMA address ($name@domain)`, { field: 'senderUmaAddress' });
-  }
-  if (!isSupportedCurrency(input.receivingCurrencyCode)) {
-    throw new AppError('INVALID_CURRENCY', `receivingCurrencyCode ${input.receivingCurrencyCode} is not a supported currency`, { field: 'receivingCurrencyCode' });
-  }
-  if (!Number.isSafeInteger(input.receivingCurrencyAmount) || input.receivingCurrencyAmount <= 0) {
-    throw invalidInput('receivingCurrencyAmount', 'receivingCurrencyAmount must be a positive integer in the smallest unit', 'positive');
-  }
-  if (BigInt(input.receivingCurrencyAmount) > MAX_PAYMENT_MINOR) {
-    throw new AppError('AMOUNT_OUT_OF_RANGE', `receivingCurrencyAmount must be at most ${MAX_PAYMENT_MINOR}`, { field: 'receivingCurrencyAmount', max: Number(MAX_PAYMENT_MINOR) });
-  }
-  const given = [input.receiverUmaAddress, input.customerId].filter((v) => v !== undefined).length;
-  if (given !== 1) throw invalidInput('receiverUmaAddress', 'give exactly one of receiverUmaAddress and customerId', 'oneOf');
-  if (input.receiverUmaAddress !== undefined && !isUmaAddress(input.receiverUmaAddress)) {
-    throw new AppError('INVALID_UMA_ADDRESS', `receiverUmaAddress ${JSON.stringify(input.receiverUmaAddress)} is not a UMA address ($name@domain)`, { field: 'receiverUmaAddress' });
-  }
-}
 
 function notPending(id: string, status: string): AppError {
   return new AppError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${id} is not an incoming payment awaiting approval (it is ${status})`, { id, status });

@@ -235,7 +235,7 @@ export interface TransactionsTable {
   /** The rail's planned outcome (sandbox scenario, or MANUAL for the production connector). */
   outcome: string;
   failure_reason: string | null;
-  /** JSON: why an incoming payment was rejected or failed (domain/incoming-approval FailureDetails). */
+  /** JSON: why an incoming payment was rejected or failed (domain/incoming-payments FailureDetails). */
   failure_details: string | null;
   /** JSON refund object, once a refund began. */
   refund: string | null;

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
-import type { WebhookAnswer } from '../domain/incoming-approval.ts';
+import type { WebhookAnswer } from '../domain/incoming-payments.ts';
 import { newId } from '../domain/ids.ts';
 import { renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';

@@ -1,8 +1,12 @@
 /**
- * What the platform's answer to an INCOMING_PAYMENT.PENDING webhook decides. Pure: the delivery code
- * hands over what came back (a status and at most 1 KB of body, or no answer, or no endpoint at all)
- * and acts on the decision.
+ * Incoming payments, the pure part: the checks of a sandbox receive request, and what the platform's
+ * answer to an INCOMING_PAYMENT.PENDING webhook decides. The delivery code hands over what came back (a
+ * status and at most 1 KB of body, or no answer, or no endpoint at all); the service acts on it.
  */
+import { AppError, invalidInput } from './errors.ts';
+import { isSupportedCurrency } from './currencies.ts';
+import { MAX_PAYMENT_MINOR } from './rate-sources.ts';
+import { isUmaAddress } from './uma.ts';
 import type { Environment } from '../store/schema.ts';
 
 /** How long a platform that answered 202 has to call /approve or /reject (public API: 5 seconds). */
@@ -92,5 +96,34 @@ export function decideApproval(answer: WebhookAnswer, environment: Environment):
     }
     default:
       return { kind: 'FAIL', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR', details: { responseStatus: answer.status } };
+  }
+}
+
+export interface UmaReceiveInput {
+  senderUmaAddress: string;
+  receivingCurrencyCode: string;
+  receivingCurrencyAmount: number;
+  receiverUmaAddress?: string | undefined;
+  customerId?: string | undefined;
+}
+
+/** Pure checks of a receive request that need no database; each failure names its field. */
+export function checkReceiveInput(input: UmaReceiveInput): void {
+  if (!isUmaAddress(input.senderUmaAddress)) {
+    throw new AppError('INVALID_UMA_ADDRESS', `senderUmaAddress ${JSON.stringify(input.senderUmaAddress)} is not a UMA address ($name@domain)`, { field: 'senderUmaAddress' });
+  }
+  if (!isSupportedCurrency(input.receivingCurrencyCode)) {
+    throw new AppError('INVALID_CURRENCY', `receivingCurrencyCode ${input.receivingCurrencyCode} is not a supported currency`, { field: 'receivingCurrencyCode' });
+  }
+  if (!Number.isSafeInteger(input.receivingCurrencyAmount) || input.receivingCurrencyAmount <= 0) {
+    throw invalidInput('receivingCurrencyAmount', 'receivingCurrencyAmount must be a positive integer in the smallest unit', 'positive');
+  }
+  if (BigInt(input.receivingCurrencyAmount) > MAX_PAYMENT_MINOR) {
+    throw new AppError('AMOUNT_OUT_OF_RANGE', `receivingCurrencyAmount must be at most ${MAX_PAYMENT_MINOR}`, { field: 'receivingCurrencyAmount', max: Number(MAX_PAYMENT_MINOR) });
+  }
+  const given = [input.receiverUmaAddress, input.customerId].filter((v) => v !== undefined).length;
+  if (given !== 1) throw invalidInput('receiverUmaAddress', 'give exactly one of receiverUmaAddress and customerId', 'oneOf');
+  if (input.receiverUmaAddress !== undefined && !isUmaAddress(input.receiverUmaAddress)) {
+    throw new AppError('INVALID_UMA_ADDRESS', `receiverUmaAddress ${JSON.stringify(input.receiverUmaAddress)} is not a UMA address ($name@domain)`, { field: 'receiverUmaAddress' });
   }
 }
