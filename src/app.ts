@@ -13,6 +13,7 @@ import { makeReceiverLookupService, type EstimateRate } from './services/receive
 import { makeVerificationService } from './services/verifications.ts';
 import { makeDocumentFileStore } from './store/document-files.ts';
 import { makeExternalAccountService } from './services/external-accounts.ts';
+import { makeIncomingPaymentService } from './services/incoming-payments.ts';
 import { makeInternalAccountService } from './services/internal-accounts.ts';
 import { makePlatformConfigService } from './services/platform-config.ts';
 import { loadScope } from './services/platforms.ts';
@@ -81,6 +82,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     verifications: makeVerificationService(ctx, customers),
     receiverLookups: makeReceiverLookupService(ctx, { customers, externalAccounts, estimateRate }),
     webhooks,
+    incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
   };
 }

@@ -32,6 +32,8 @@ export async function enqueueJob(trx: Tx, scope: Scope, kind: string, payload: u
 }
 
 export interface ClaimFilter {
+  /** One job by id (a caller that runs the job it just queued, see JobWorker.runNow). */
+  id?: string;
   platformId?: string;
   environment?: string;
 }
@@ -51,6 +53,7 @@ export async function claimJobs(store: Store, realNowMs: number, leaseMs: number
       .orderBy('run_at')
       .orderBy('id')
       .limit(limit);
+    if (filter.id) due = due.where('id', '=', filter.id);
     if (filter.platformId) due = due.where('platform_id', '=', filter.platformId);
     if (filter.environment) due = due.where('environment', '=', filter.environment as 'sandbox');
     if (store.engine === 'postgres') due = due.forUpdate().skipLocked();

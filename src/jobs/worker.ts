@@ -94,6 +94,14 @@ export class JobWorker {
     return total;
   }
 
+  /**
+   * Runs one job now, in the caller's time, if it is due and unclaimed (the claim makes sure no other
+   * process runs it too). Returns false when it was not run here: already claimed, done, or not due.
+   */
+  async runNow(jobId: string): Promise<boolean> {
+    return (await this.runOnce({ id: jobId })) > 0;
+  }
+
   private schedule(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {

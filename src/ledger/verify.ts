@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { eventTypeOf } from '../domain/transactions.ts';
 import type { Store } from '../store/db.ts';
 
 export interface Violation {
@@ -66,7 +67,12 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
  *   not finished (or when its refund failed), and zero otherwise — money is never stranded or created;
  * - refunds: a failed, funded payment whose refund completed has exactly one REFUND or RETURN entry, and
  *   one whose refund failed has none;
- * - events: the latest status event of every transaction names its current status.
+ * - credits: a payment received for an internal account (transfer-in, incoming UMA payment without an
+ *   external deposit account) has exactly one SETTLE entry, crediting that account with the amount
+ *   received, once COMPLETED, and none in any other status — the account is credited only on success;
+ * - events: the latest status event of every transaction is the one its current status records
+ *   (domain/transactions eventTypeOf; a status that records none, such as an incoming PROCESSING, is
+ *   not checked against it).
  */
 async function verifyTransactions(store: Store): Promise<Violation[]> {
   const { db } = store;
@@ -91,6 +97,7 @@ async function verifyTransactions(store: Store): Promise<Violation[]> {
     .leftJoin(refunds, 'refunds.reference', 'transactions.id')
     .select(['transactions.id', 'transactions.status', 'transactions.funding', 'transactions.flow', 'transactions.sent_amount', 'transactions.refund', 'in_flight.held', 'refunds.n'])
     .execute();
+  violations.push(...(await verifyCredits(store)));
   for (const r of rows) {
     const refund = r.refund ? (JSON.parse(r.refund) as { status: string }) : undefined;
     const stuck = r.funding !== null && (r.status === 'PENDING' || r.status === 'PROCESSING' || refund?.status === 'FAILED');
@@ -108,7 +115,7 @@ async function verifyTransactions(store: Store): Promise<Violation[]> {
   const latest = await db
     .selectFrom('events')
     .innerJoin('transactions', 'transactions.id', 'events.object_id')
-    .select(['events.object_id', 'events.type', 'transactions.status'])
+    .select(['events.object_id', 'events.type', 'transactions.status', 'transactions.type as transaction_type', 'transactions.flow'])
     .where('events.type', 'not like', '%.REFUND_%')
     .orderBy('events.object_id')
     .orderBy('events.created_at', 'desc')
@@ -118,9 +125,47 @@ async function verifyTransactions(store: Store): Promise<Violation[]> {
   for (const e of latest) {
     if (seen.has(e.object_id)) continue;
     seen.add(e.object_id);
-    if (!e.type.endsWith(`.${e.status}`)) violations.push({ invariant: 'event-per-change', detail: `transaction ${e.object_id} is ${e.status} but its latest event is ${e.type}` });
+    const expected = eventTypeOf({ type: e.transaction_type, flow: e.flow }, e.status);
+    if (expected !== undefined && e.type !== expected) violations.push({ invariant: 'event-per-change', detail: `transaction ${e.object_id} is ${e.status} but its latest event is ${e.type}` });
   }
   const withoutEvents = rows.filter((r) => !seen.has(r.id));
   for (const r of withoutEvents) violations.push({ invariant: 'event-per-change', detail: `transaction ${r.id} has no event` });
+  return violations;
+}
+
+/** The credits invariant (see verifyTransactions): one SETTLE entry crediting the destination, only on success. */
+async function verifyCredits(store: Store): Promise<Violation[]> {
+  const { db } = store;
+  const credited = await db
+    .selectFrom('transactions')
+    .where((eb) => eb.or([eb('transactions.flow', '=', 'TRANSFER_IN'), eb.and([eb('transactions.flow', '=', 'INCOMING_UMA'), eb('transactions.funding', 'is', null)])]))
+    .select(['transactions.id', 'transactions.status', 'transactions.destination_account_id', 'transactions.received_amount'])
+    .execute();
+  const settles = await db
+    .selectFrom('journal_entries')
+    .innerJoin('transactions', 'transactions.id', 'journal_entries.reference')
+    .leftJoin('postings', (join) => join.onRef('postings.entry_id', '=', 'journal_entries.id').onRef('postings.account_id', '=', 'transactions.destination_account_id'))
+    .where('journal_entries.kind', '=', 'SETTLE')
+    .where((eb) => eb.or([eb('transactions.flow', '=', 'TRANSFER_IN'), eb.and([eb('transactions.flow', '=', 'INCOMING_UMA'), eb('transactions.funding', 'is', null)])]))
+    .select(['journal_entries.reference', 'journal_entries.id as entry_id', 'postings.amount'])
+    .execute();
+  const byTransaction = new Map<string, { entries: Set<string>; credit: bigint }>();
+  for (const r of settles) {
+    const seen = byTransaction.get(r.reference!) ?? { entries: new Set<string>(), credit: 0n };
+    seen.entries.add(r.entry_id);
+    seen.credit += r.amount ?? 0n;
+    byTransaction.set(r.reference!, seen);
+  }
+  const violations: Violation[] = [];
+  for (const t of credited) {
+    const seen = byTransaction.get(t.id);
+    const entries = seen?.entries.size ?? 0;
+    const expected = t.status === 'COMPLETED' ? 1 : 0;
+    if (entries !== expected) {
+      violations.push({ invariant: 'credit-once', detail: `transaction ${t.id} (${t.status}) has ${entries} SETTLE entries, expected ${expected}` });
+    } else if (expected === 1 && seen!.credit !== t.received_amount) {
+      violations.push({ invariant: 'credit-once', detail: `transaction ${t.id} credits ${seen!.credit} to ${t.destination_account_id}, expected ${t.received_amount}` });
+    }
+  }
   return violations;
 }

@@ -321,6 +321,7 @@ export function makeQuoteService(
           counterparty_information: counterparty,
           outcome: JSON.stringify(railOutcome(scope, destination.outcome)),
           failure_reason: null,
+          failure_details: null,
           refund: null,
           settled_at: null,
           created_at: now,

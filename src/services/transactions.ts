@@ -4,13 +4,13 @@ import { AppError, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency } from '../domain/currencies.ts';
 import { newId } from '../domain/ids.ts';
-import { canMove, type Refund, type RefundReason } from '../domain/transactions.ts';
+import { canMove, eventTypeOf, refundEventTypeOf, type Refund, type RefundReason } from '../domain/transactions.ts';
 import { fundInFlight, pullIn, refund, returnSettled, settle, type Movement } from '../ledger/flows.ts';
 import { postEntry, type Posting } from '../ledger/journal.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import type { Outcome } from '../rails/sandbox-outcomes.ts';
-import { recordEvent } from '../webhooks/events.ts';
+import { recordEvent, recordEventForDelivery } from '../webhooks/events.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { Environment, Funding, TransactionStatus, TransactionsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
@@ -50,15 +50,12 @@ export function toTransaction(row: TransactionsTable): Transaction {
   if (row.sender_uma_address !== null) tx.senderUmaAddress = row.sender_uma_address;
   if (row.receiver_uma_address !== null) tx.receiverUmaAddress = row.receiver_uma_address;
   if (row.type === 'INCOMING' && row.reference !== null) tx.reconciliationInstructions = { reference: row.reference };
+  if (row.failure_details !== null) tx.failureDetails = JSON.parse(row.failure_details);
   return tx;
 }
 
 function movementOf(scope: Scope, row: TransactionsTable): Movement {
   return { scope, sentCurrency: row.sent_currency, receivedCurrency: row.received_currency, sent: row.sent_amount, received: row.received_amount, fees: row.fees };
-}
-
-function eventPrefix(row: TransactionsTable): string {
-  return row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
 }
 
 export function scopedTransactions(db: Db | Tx, scope: Scope) {
@@ -89,11 +86,11 @@ export async function moveTransaction(
   scope: Scope,
   row: TransactionsTable,
   to: TransactionStatus,
-  patch: Partial<Pick<TransactionsTable, 'failure_reason' | 'refund' | 'settled_at' | 'funding'>> = {},
+  patch: Partial<Pick<TransactionsTable, 'failure_reason' | 'failure_details' | 'refund' | 'settled_at' | 'funding' | 'counterparty_information'>> = {},
   ledger?: { kind: string; postings: Posting[] },
   options: { sandboxReturn?: boolean } = {},
 ): Promise<TransactionsTable | undefined> {
-  if (!canMove(row.status, to, options.sandboxReturn)) throw new Error(`transaction ${row.id}: ${row.status} → ${to} is not a lifecycle edge`);
+  if (!canMove(row.flow, row.status, to, options.sandboxReturn)) throw new Error(`transaction ${row.id}: ${row.status} → ${to} is not a lifecycle edge`);
   const now = nowMs(ctx, scope);
   const result = await trx
     .updateTable('transactions')
@@ -107,14 +104,19 @@ export async function moveTransaction(
     await trx.updateTable('quotes').set({ status: to, updated_at: BigInt(now) }).where('id', '=', row.quote_id).execute();
   }
   const updated: TransactionsTable = { ...row, ...patch, status: to, updated_at: BigInt(now) };
-  await recordEvent(trx, scope, { type: `${eventPrefix(row)}.${to}`, objectId: row.id, data: toTransaction(updated) }, now);
+  const type = eventTypeOf(row, to);
+  if (type !== undefined) await recordEvent(trx, scope, { type, objectId: row.id, data: toTransaction(updated) }, now);
   return updated;
 }
 
-/** Records a new transaction and its creation event in the caller's transaction. */
-export async function insertTransaction(ctx: Ctx, trx: Tx, scope: Scope, row: TransactionsTable): Promise<void> {
+/**
+ * Records a new transaction and its creation event in the caller's transaction. Returns the id of the
+ * event's delivery job, for a caller that delivers it right after commit (incoming approval).
+ */
+export async function insertTransaction(ctx: Ctx, trx: Tx, scope: Scope, row: TransactionsTable): Promise<string> {
   await trx.insertInto('transactions').values(row).execute();
-  await recordEvent(trx, scope, { type: `${eventPrefix(row)}.${row.status}`, objectId: row.id, data: toTransaction(row) }, Number(row.created_at));
+  const { jobId } = await recordEventForDelivery(trx, scope, { type: eventTypeOf(row, row.status)!, objectId: row.id, data: toTransaction(row) }, Number(row.created_at));
+  return jobId;
 }
 
 export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
@@ -135,8 +137,15 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     return { ...row, funding };
   }
 
+  /**
+   * The payment reaches its destination. Money received for an internal account (a pull, an incoming UMA
+   * payment credited to the customer's internal account) is credited from settlement now; money that was
+   * in flight (an outgoing payment, or an incoming one passing through to an external deposit account)
+   * leaves through settlement.
+   */
   async function complete(trx: Tx, scope: Scope, row: TransactionsTable): Promise<TransactionsTable | undefined> {
-    const postings = row.flow === 'TRANSFER_IN' || row.flow === 'INCOMING_UMA' ? pullIn(scope, row.destination_account_id!, row.received_currency, row.received_amount) : settle(movementOf(scope, row));
+    const creditsInternal = row.flow === 'TRANSFER_IN' || (row.flow === 'INCOMING_UMA' && row.funding === null);
+    const postings = creditsInternal ? pullIn(scope, row.destination_account_id!, row.received_currency, row.received_amount) : settle(movementOf(scope, row));
     return moveTransaction(ctx, trx, scope, row, 'COMPLETED', { settled_at: BigInt(nowMs(ctx, scope)) }, { kind: 'SETTLE', postings });
   }
 
@@ -153,7 +162,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
    * refund object says FAILED.
    */
   async function fail(trx: Tx, scope: Scope, row: TransactionsTable, reason: string, refundStatus: 'COMPLETED' | 'FAILED', refundReason: RefundReason): Promise<TransactionsTable | undefined> {
-    if (!row.funding || row.flow === 'TRANSFER_IN' || row.flow === 'INCOMING_UMA') {
+    if (!row.funding || row.flow === 'TRANSFER_IN') {
       return moveTransaction(ctx, trx, scope, row, 'FAILED', { failure_reason: reason });
     }
     const postings = refundStatus === 'COMPLETED' ? refund(movementOf(scope, row), row.funding, row.source_account_id) : [];
@@ -163,7 +172,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
   }
 
   async function recordRefundEvent(trx: Tx, scope: Scope, row: TransactionsTable, status: 'COMPLETED' | 'FAILED'): Promise<void> {
-    await recordEvent(trx, scope, { type: `${eventPrefix(row)}.REFUND_${status}`, objectId: row.id, data: toTransaction(row) }, nowMs(ctx, scope));
+    const type = refundEventTypeOf(row, status);
+    if (type !== undefined) await recordEvent(trx, scope, { type, objectId: row.id, data: toTransaction(row) }, nowMs(ctx, scope));
   }
 
   /**
@@ -171,7 +181,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
    * queue the delayed step. Runs in the caller's transaction; a transaction no longer PENDING is left alone.
    */
   async function process(trx: Tx, scope: Scope, row: TransactionsTable): Promise<TransactionsTable | undefined> {
-    if (row.status !== 'PENDING' || (row.funding === null && row.flow !== 'TRANSFER_IN')) return undefined;
+    // Money received for an internal account is credited on completion, so those flows process unfunded.
+    if (row.status !== 'PENDING' || (row.funding === null && row.flow !== 'TRANSFER_IN' && row.flow !== 'INCOMING_UMA')) return undefined;
     const processing = await moveTransaction(ctx, trx, scope, row, 'PROCESSING');
     if (!processing) return undefined;
     const outcome = JSON.parse(row.outcome) as Outcome;

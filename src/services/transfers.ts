@@ -108,6 +108,7 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
       payment_instructions: null,
       counterparty_information: null,
       failure_reason: null,
+      failure_details: null,
       refund: null,
       settled_at: null,
       created_at: now,

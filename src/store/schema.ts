@@ -194,7 +194,7 @@ export interface ExternalAccountsTable {
 }
 
 export type TransactionType = 'OUTGOING' | 'INCOMING';
-export type TransactionStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+export type TransactionStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'REJECTED' | 'EXPIRED';
 /** Which path a transaction takes: it decides the outcome table and the ledger postings. */
 export type TransactionFlow = 'TRANSFER_OUT' | 'TRANSFER_IN' | 'QUOTE' | 'INCOMING_UMA';
 /** Where the money of an outgoing transaction came from, and so where a refund returns it. */
@@ -235,6 +235,8 @@ export interface TransactionsTable {
   /** The rail's planned outcome (sandbox scenario, or MANUAL for the production connector). */
   outcome: string;
   failure_reason: string | null;
+  /** JSON: why an incoming payment was rejected or failed (domain/incoming-payments FailureDetails). */
+  failure_details: string | null;
   /** JSON refund object, once a refund began. */
   refund: string | null;
   settled_at: bigint | null;

@@ -12,6 +12,7 @@
 import type { Logger } from 'pino';
 import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
+import type { WebhookAnswer } from '../domain/incoming-payments.ts';
 import { newId } from '../domain/ids.ts';
 import { renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
@@ -62,6 +63,13 @@ export interface WebhookEventFilters {
   deliveryState?: DeliveryState | undefined;
 }
 
+/**
+ * What the sender of an event type does with the receiver's answer (the incoming-payment approval). It
+ * runs in the transaction that records the run's final attempt (or its NO_ENDPOINT state), so the answer
+ * and its effects commit together; it must be idempotent, since a redelivery answers again.
+ */
+export type AnswerHandler = (trx: Tx, scope: Scope, event: EventsTable, answer: WebhookAnswer) => Promise<void>;
+
 export interface TestWebhookResult {
   url: string;
   response_status: number;
@@ -107,6 +115,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
   const { db } = ctx.store;
   const keyStore = makeKeyStore(ctx);
   const realNow = () => ctx.clock.nowMs();
+  const answerHandlers = new Map<string, AnswerHandler>();
 
   /**
    * Serializes the envelope once and signs and sends those exact bytes. The envelope's timestamp is
@@ -122,14 +131,15 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
   }
 
   /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
-  async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<void> {
-    await trx
+  async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<boolean> {
+    const result = await trx
       .updateTable('events')
       .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
       .where('id', '=', event.id)
       .where('delivery_state', '=', 'PENDING')
       .where('delivery_run', '=', BigInt(run))
-      .execute();
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
   }
 
   async function deliver(job: Job, scope: Scope): Promise<void> {
@@ -163,7 +173,10 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     const config = await getPlatformConfig(ctx, scope);
     const url = config.webhookEndpoint;
     if (!url) {
-      await ctx.store.tx((trx) => settle(trx, event, payload.run, 'NO_ENDPOINT', nowMs(ctx, scope)));
+      await ctx.store.tx(async (trx) => {
+        const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', nowMs(ctx, scope));
+        if (settled) await answerHandlers.get(event.type)?.(trx, scope, event, { kind: 'NO_ENDPOINT' });
+      });
       return;
     }
 
@@ -197,6 +210,8 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
           return;
         }
         await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', doneAtMs);
+        const answer: WebhookAnswer = result.status === null ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' } : { kind: 'ANSWERED', status: result.status, body: result.body };
+        await answerHandlers.get(event.type)?.(trx, scope, event, answer);
         const configs = trx.updateTable('platform_configs').where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
         // The endpoint's failure report: set when an event runs out of retries, cleared by the next success.
         if (acknowledged) await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
@@ -221,6 +236,12 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
   }
 
   return {
+    /** Lets the sender of `eventType` act on what receivers answer (see AnswerHandler); one per type. */
+    onAnswer(eventType: string, handler: AnswerHandler): void {
+      if (answerHandlers.has(eventType)) throw new Error(`answer handler for ${eventType} registered twice`);
+      answerHandlers.set(eventType, handler);
+    },
+
     /** The two public keys a receiver verifies with, as GET /config publishes them. */
     async publicKeys(scope: Scope): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }> {
       const keys = await keyStore.keysOf(scope);

@@ -27,8 +27,8 @@ export interface DeliverPayload {
 }
 
 /** Queues delivery of an event in the caller's transaction. `realNowMs` is wall-clock time. */
-export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPayload, realNowMs: number, delayMs = 0): Promise<void> {
-  await enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
+export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPayload, realNowMs: number, delayMs = 0): Promise<string> {
+  return enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
 }
 
 /**
@@ -40,8 +40,22 @@ export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPay
  * from a request or from loadScope does, since the job queue runs on wall-clock time.
  */
 export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<string> {
+  if (scope.hasWebhookEndpoint === false) return insertEvent(trx, scope, event, nowMs, false);
+  return (await recordEventForDelivery(trx, scope, event, nowMs)).eventId;
+}
+
+/**
+ * recordEvent that always queues the delivery job and names it, for a caller that runs that job itself
+ * right after commit and acts on its answer (the incoming-payment approval request), endpoint or not.
+ */
+export async function recordEventForDelivery(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<{ eventId: string; jobId: string }> {
+  const id = await insertEvent(trx, scope, event, nowMs, true);
+  const jobId = await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
+  return { eventId: id, jobId };
+}
+
+async function insertEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number, deliver: boolean): Promise<string> {
   const id = newId('Webhook');
-  const deliver = scope.hasWebhookEndpoint !== false;
   await trx
     .insertInto('events')
     .values({
@@ -57,6 +71,5 @@ export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowM
       delivery_updated_at: deliver ? null : BigInt(nowMs),
     })
     .execute();
-  if (deliver) await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
   return id;
 }

@@ -5,6 +5,7 @@ import { configRoutes } from './config.ts';
 import { customerRoutes } from './customers.ts';
 import { documentRoutes } from './documents.ts';
 import { externalAccountRoutes } from './external-accounts.ts';
+import { incomingPaymentRoutes } from './incoming-payments.ts';
 import { internalAccountRoutes } from './internal-accounts.ts';
 import { invitationRoutes } from './invitations.ts';
 import { receiverRoutes } from './receiver.ts';
@@ -23,6 +24,7 @@ export function registerRoutes(api: Http, services: Services): void {
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);
+  incomingPaymentRoutes(api, services);
   invitationRoutes(api, services);
   beneficialOwnerRoutes(api, services);
   documentRoutes(api, services);

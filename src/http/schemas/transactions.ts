@@ -54,6 +54,17 @@ export const PaymentInstructions = Type.Object(
   { additionalProperties: false },
 );
 
+/** Our extension: why an incoming payment was rejected or failed, from the platform's approval answer. */
+export const FailureDetails = Type.Object(
+  {
+    reason: Type.Optional(Type.String()),
+    requiredFields: Type.Optional(Type.Array(Type.String())),
+    responseStatus: Type.Optional(Type.Integer()),
+    error: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 export const Transaction = Type.Object(
   {
     id: Type.String(),
@@ -73,6 +84,7 @@ export const Transaction = Type.Object(
     counterpartyInformation: Type.Optional(FreeObject),
     reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.String() })),
     failureReason: Type.Optional(Type.String()),
+    failureDetails: Type.Optional(FailureDetails),
     refund: Type.Optional(Refund),
     rateDetails: Type.Optional(RateDetails),
     settledAt: Type.Optional(Timestamp),
@@ -107,3 +119,17 @@ export const TransferRequest = Type.Object({
   amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
 });
+
+const UmaAddress = Type.String({ minLength: 3, maxLength: 200 });
+
+export const SandboxUmaReceive = Type.Object({
+  senderUmaAddress: UmaAddress,
+  receivingCurrencyCode: Type.String({ minLength: 1, maxLength: 10 }),
+  receivingCurrencyAmount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  receiverUmaAddress: Type.Optional(UmaAddress),
+  customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
+/** Both bodies are optional; an empty POST is an approval (or rejection) without details. */
+export const ApprovePayment = Type.Object({ receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true })) });
+export const RejectPayment = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });

@@ -5,6 +5,7 @@ import * as m003 from './003_external_accounts.ts';
 import * as m004 from './004_money_movement.ts';
 import * as m005 from './005_webhooks.ts';
 import * as m006 from './006_identity_documents.ts';
+import * as m007 from './007_incoming_payments.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004_money_movement': m004,
   '005_webhooks': m005,
   '006_identity_documents': m006,
+  '007_incoming_payments': m007,
 };

@@ -1,0 +1,49 @@
+import type { Http } from '../server.ts';
+import type { Services } from '../../app.ts';
+import { errors, IdParam } from '../schemas/common.ts';
+import { ApprovePayment, RejectPayment, SandboxUmaReceive, Transaction } from '../schemas/transactions.ts';
+
+/** Incoming UMA payments: the sandbox's simulated arrival, and the platform's asynchronous decision. */
+export function incomingPaymentRoutes(api: Http, { incomingPayments }: Services): void {
+  const tags = ['Transactions'];
+  const params = IdParam('transactionId', 'Transaction');
+  // Both bodies are optional in the public API: no body at all means {}.
+  const emptyBodyIsObject = async (req: { body: unknown }) => {
+    req.body ??= {};
+  };
+
+  api.post('/sandbox/uma/receive', {
+    config: { permission: 'TRANSACT', sandboxOnly: true },
+    schema: {
+      tags: ['Sandbox'],
+      summary: 'Simulate an incoming UMA payment to one of your customers; the approval webhook is sent, and answered, before this returns',
+      body: SandboxUmaReceive,
+      response: { 200: Transaction, ...errors(400, 401, 403, 404) },
+    },
+    handler: async (req) => incomingPayments.receive(req.principal, req.body),
+  });
+  api.post('/transactions/:transactionId/approve', {
+    config: { permission: 'TRANSACT' },
+    preValidation: emptyBodyIsObject,
+    schema: {
+      tags,
+      summary: 'Approve an incoming payment awaiting approval (after a 202 answer to its webhook)',
+      params,
+      body: ApprovePayment,
+      response: { 200: Transaction, ...errors(400, 401, 403, 404, 409) },
+    },
+    handler: async (req) => incomingPayments.approve(req.principal, req.params.transactionId, req.body.receiverCustomerInfo),
+  });
+  api.post('/transactions/:transactionId/reject', {
+    config: { permission: 'TRANSACT' },
+    preValidation: emptyBodyIsObject,
+    schema: {
+      tags,
+      summary: 'Reject an incoming payment awaiting approval (after a 202 answer to its webhook)',
+      params,
+      body: RejectPayment,
+      response: { 200: Transaction, ...errors(400, 401, 403, 404, 409) },
+    },
+    handler: async (req) => incomingPayments.reject(req.principal, req.params.transactionId, req.body.reason),
+  });
+}
