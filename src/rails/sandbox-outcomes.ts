@@ -1,6 +1,6 @@
 import { sandboxSuffix } from '../domain/account-types.ts';
 import type { RefundReason } from '../domain/transactions.ts';
-import type { SandboxUmaReceiver } from '../domain/uma.ts';
+import type { SandboxTestReceiver } from '../domain/uma-receivers.ts';
 
 /**
  * What the rail does with a transaction once it is processing. The sandbox picks it from the last three
@@ -45,9 +45,9 @@ export const QUOTE_OUTCOMES: Readonly<Record<string, Outcome>> = {
 };
 
 /** Sandbox UMA test addresses (facts §8): the local part names the behaviour. */
-export function umaOutcome(receiver: SandboxUmaReceiver): Outcome {
-  if (receiver.behaviour === 'pending.long') return { kind: 'COMPLETE_AFTER', delayMs: SIX_MINUTES };
-  if (receiver.behaviour === 'fail.compliance') return fail('COUNTERPARTY_POST_TX_FAILED');
+export function umaOutcome(receiver: SandboxTestReceiver): Outcome {
+  if (receiver.behaviour === 'PENDING_LONG') return { kind: 'COMPLETE_AFTER', delayMs: SIX_MINUTES };
+  if (receiver.behaviour === 'FAIL_COMPLIANCE') return fail('COUNTERPARTY_POST_TX_FAILED');
   return complete;
 }
 

@@ -28,7 +28,7 @@ import { nowMs, type Ctx, type Scope } from './context.ts';
 import { scopedCustomers } from './customers.ts';
 import { scopedExternalAccounts } from './external-accounts.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
-import { insertTransaction, moveTransaction, type Transaction, type TransactionService } from './transactions.ts';
+import { insertTransactionForDelivery, moveTransaction, newTransaction, type Transaction, type TransactionService } from './transactions.ts';
 import { railOutcome } from './transfers.ts';
 
 export const JOB_APPROVAL_TIMEOUT = 'incoming.approval-timeout';
@@ -150,19 +150,12 @@ export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transact
           throw new AppError('USER_NOT_FOUND', `No customer of this platform has ${field} ${input.customerId ?? input.receiverUmaAddress}`, { field });
         }
         const accountId = await depositAccount(trx, scope, customer.id, currency);
-        const now = BigInt(nowMs(ctx, scope));
-        const row: TransactionsTable = {
-          id: transactions.newTransactionId(),
-          platform_id: scope.platformId,
-          environment: scope.environment,
+        const row = newTransaction(scope, nowMs(ctx, scope), {
           type: 'INCOMING',
           flow: 'INCOMING_UMA',
-          status: 'PENDING',
           source: JSON.stringify({ sourceType: 'UMA_ADDRESS', umaAddress: input.senderUmaAddress, currency }),
           destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId, currency }),
-          source_account_id: null,
           destination_account_id: accountId,
-          funding: null,
           customer_id: customer.id,
           platform_customer_id: customer.platform_customer_id,
           sender_uma_address: input.senderUmaAddress,
@@ -171,24 +164,11 @@ export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transact
           sent_currency: currency,
           received_amount: amount,
           received_currency: currency,
-          fees: 0n,
-          exchange_rate: null,
-          rate_details: null,
-          quote_id: null,
-          description: null,
           reference: `UMA-${randomBytes(6).toString('hex').toUpperCase()}`,
-          payment_instructions: null,
-          counterparty_information: null,
           // Crediting an internal account needs no rail; an external deposit account is paid out like a transfer.
           outcome: JSON.stringify(tracksBalance(accountId) ? COMPLETE : railOutcome(scope, () => COMPLETE)),
-          failure_reason: null,
-          failure_details: null,
-          refund: null,
-          settled_at: null,
-          created_at: now,
-          updated_at: now,
-        };
-        return { id: row.id, jobId: await insertTransaction(ctx, trx, scope, row) };
+        });
+        return { id: row.id, jobId: await insertTransactionForDelivery(trx, scope, row) };
       });
       // Ask for the approval now: the answer has been acted on when this returns (unless a background
       // worker claimed the delivery first; then the outcome follows as INCOMING_PAYMENT.* webhooks).

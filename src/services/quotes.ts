@@ -8,7 +8,8 @@ import { currency, isSupportedCurrency } from '../domain/currencies.ts';
 import { newId } from '../domain/ids.ts';
 import { priceReceiving, priceSending } from '../domain/pricing.ts';
 import { rateAsNumber } from '../domain/rates.ts';
-import { sandboxUmaReceiver } from '../domain/uma.ts';
+import { isUmaAddress } from '../domain/uma.ts';
+import { sandboxTestReceiver } from '../domain/uma-receivers.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { fundingInstructions } from '../rails/funding-instructions.ts';
@@ -21,7 +22,7 @@ import { nowMs, type Ctx, type Scope } from './context.ts';
 import type { CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import type { RateService } from './rates.ts';
-import { insertTransaction, moveTransaction, type Transaction, type TransactionService } from './transactions.ts';
+import { insertTransaction, moveTransaction, newTransaction, type Transaction, type TransactionService } from './transactions.ts';
 import { railOutcome, requireInternalAccount } from './transfers.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
@@ -184,10 +185,10 @@ export function makeQuoteService(
         if (scope.environment !== 'sandbox') {
           throw new AppError('NOT_IMPLEMENTED', 'UMA payments need a UMA network connector; this installation has none configured for production');
         }
-        const receiver = sandboxUmaReceiver(umaAddress);
-        if (!receiver) throw new AppError('NOT_FOUND', `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`, { field: 'destination.umaAddress' });
-        const code = input.currency ?? receiver.currency;
-        if (code !== receiver.currency) throw invalidInput('destination.currency', `${umaAddress} receives ${receiver.currency}, not ${code}`, 'currency');
+        const receiver = isUmaAddress(umaAddress) ? sandboxTestReceiver(umaAddress) : undefined;
+        if (!receiver) throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`, { field: 'destination.umaAddress' });
+        const code = input.currency ?? receiver.currencies[0]!;
+        if (!receiver.currencies.includes(code)) throw invalidInput('destination.currency', `${umaAddress} receives ${receiver.currencies.join(', ')}, not ${code}`, 'currency');
         return {
           echo: { destinationType: 'UMA_ADDRESS', umaAddress, currency: code },
           currency: code,
@@ -288,21 +289,15 @@ export function makeQuoteService(
           gridApiVariableFeeAmount: Number(price.variableFeeMinor),
         });
         const counterparty = destination.counterparty || input.purposeOfPayment ? JSON.stringify({ ...destination.counterparty, ...(input.purposeOfPayment ? { PURPOSE_OF_PAYMENT: input.purposeOfPayment } : {}) }) : null;
-        const transactionId = transactions.newTransactionId();
-        const tx: TransactionsTable = {
-          id: transactionId,
-          platform_id: scope.platformId,
-          environment: scope.environment,
+        const tx = newTransaction(scope, nowScope, {
           type: 'OUTGOING',
           flow: 'QUOTE',
-          status: 'PENDING',
           source: JSON.stringify(source.path === 'REALTIME' ? source.echo : { sourceType: 'ACCOUNT', accountId: source.accountId, currency: source.currency }),
           destination: JSON.stringify(
             destination.umaAddress ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency } : { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency },
           ),
           source_account_id: source.accountId,
           destination_account_id: destination.accountId,
-          funding: null,
           customer_id: source.customerId,
           platform_customer_id: source.platformCustomerId,
           sender_uma_address: source.umaAddress,
@@ -320,14 +315,9 @@ export function makeQuoteService(
           payment_instructions: instructions,
           counterparty_information: counterparty,
           outcome: JSON.stringify(railOutcome(scope, destination.outcome)),
-          failure_reason: null,
-          failure_details: null,
-          refund: null,
-          settled_at: null,
-          created_at: now,
-          updated_at: now,
-        };
-        await insertTransaction(ctx, trx, scope, tx);
+        });
+        const transactionId = tx.id;
+        await insertTransaction(trx, scope, tx);
         await trx
           .insertInto('quotes')
           .values({

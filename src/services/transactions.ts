@@ -109,14 +109,60 @@ export async function moveTransaction(
   return updated;
 }
 
-/**
- * Records a new transaction and its creation event in the caller's transaction. Returns the id of the
- * event's delivery job, for a caller that delivers it right after commit (incoming approval).
- */
-export async function insertTransaction(ctx: Ctx, trx: Tx, scope: Scope, row: TransactionsTable): Promise<string> {
+/** What says what a new transaction is; every other field starts empty. */
+export type TransactionDraft = Pick<TransactionsTable, 'type' | 'flow' | 'source' | 'destination' | 'sent_amount' | 'sent_currency' | 'received_amount' | 'received_currency' | 'outcome'> &
+  Partial<TransactionsTable>;
+
+/** A new PENDING transaction row, stamped with the scope's time. */
+export function newTransaction(scope: Scope, nowMs: number, draft: TransactionDraft): TransactionsTable {
+  const now = BigInt(nowMs);
+  return {
+    id: newId('Transaction'),
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    status: 'PENDING',
+    source_account_id: null,
+    destination_account_id: null,
+    funding: null,
+    customer_id: null,
+    platform_customer_id: null,
+    sender_uma_address: null,
+    receiver_uma_address: null,
+    fees: 0n,
+    exchange_rate: null,
+    rate_details: null,
+    quote_id: null,
+    description: null,
+    reference: null,
+    payment_instructions: null,
+    counterparty_information: null,
+    failure_reason: null,
+    failure_details: null,
+    refund: null,
+    settled_at: null,
+    created_at: now,
+    updated_at: now,
+    ...draft,
+  };
+}
+
+/** Records a new transaction and its creation event in the caller's transaction. */
+export async function insertTransaction(trx: Tx, scope: Scope, row: TransactionsTable): Promise<void> {
   await trx.insertInto('transactions').values(row).execute();
-  const { jobId } = await recordEventForDelivery(trx, scope, { type: eventTypeOf(row, row.status)!, objectId: row.id, data: toTransaction(row) }, Number(row.created_at));
-  return jobId;
+  await recordEvent(trx, scope, creationEvent(row), Number(row.created_at));
+}
+
+/**
+ * insertTransaction for a caller that delivers the creation event itself right after commit and acts
+ * on the answer (the incoming-payment approval request): returns the delivery job's id.
+ */
+export async function insertTransactionForDelivery(trx: Tx, scope: Scope, row: TransactionsTable): Promise<string> {
+  await trx.insertInto('transactions').values(row).execute();
+  return (await recordEventForDelivery(trx, scope, creationEvent(row), Number(row.created_at))).jobId;
+}
+
+function creationEvent(row: TransactionsTable) {
+  return { type: eventTypeOf(row, row.status)!, objectId: row.id, data: toTransaction(row) };
 }
 
 export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
@@ -294,7 +340,6 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
       await enqueueJob(trx, scope, JOB_PROCESS, { id }, ctx.clock.nowMs());
     },
 
-    newTransactionId: () => newId('Transaction'),
   };
 }
 

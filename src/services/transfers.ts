@@ -9,7 +9,7 @@ import { nowMs, type Ctx, type Scope } from './context.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import { idempotent, type Stored } from './idempotency.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
-import { insertTransaction, toTransaction, type Transaction, type TransactionService } from './transactions.ts';
+import { insertTransaction, newTransaction, toTransaction, type Transaction, type TransactionService } from './transactions.ts';
 
 export interface TransferInput {
   source: { accountId: string; currency?: string | undefined };
@@ -76,7 +76,7 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
   async function create(scope: Scope, operation: string, key: string | undefined, input: TransferInput, build: (trx: Tx) => Promise<TransactionsTable>): Promise<Stored<Transaction>> {
     const result = await idempotent<Transaction>(ctx, scope, operation, key, input, async (trx) => {
       const row = await build(trx);
-      await insertTransaction(ctx, trx, scope, row);
+      await insertTransaction(trx, scope, row);
       if (row.funding === 'INTERNAL') await transactions.fund(trx, scope, row, 'INTERNAL');
       await transactions.queueProcessing(trx, scope, row.id);
       return { status: 201, body: toTransaction(row) };
@@ -85,35 +85,10 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
     return result;
   }
 
-  function baseRow(scope: Scope, input: TransferInput, currency: string): Omit<TransactionsTable, 'type' | 'flow' | 'source' | 'destination' | 'source_account_id' | 'destination_account_id' | 'outcome' | 'customer_id' | 'platform_customer_id' | 'funding'> & { funding: TransactionsTable['funding'] } {
-    const now = BigInt(nowMs(ctx, scope));
-    return {
-      id: transactions.newTransactionId(),
-      platform_id: scope.platformId,
-      environment: scope.environment,
-      status: 'PENDING',
-      funding: null,
-      sender_uma_address: null,
-      receiver_uma_address: null,
-      sent_amount: BigInt(input.amount),
-      sent_currency: currency,
-      received_amount: BigInt(input.amount),
-      received_currency: currency,
-      fees: 0n,
-      exchange_rate: null,
-      rate_details: null,
-      quote_id: null,
-      description: input.description ?? null,
-      reference: null,
-      payment_instructions: null,
-      counterparty_information: null,
-      failure_reason: null,
-      failure_details: null,
-      refund: null,
-      settled_at: null,
-      created_at: now,
-      updated_at: now,
-    };
+  /** What both directions share: one currency, the amount on both sides, no fees. */
+  function draft(input: TransferInput, currency: string) {
+    const amount = BigInt(input.amount);
+    return { sent_amount: amount, sent_currency: currency, received_amount: amount, received_currency: currency, description: input.description ?? null };
   }
 
   return {
@@ -122,8 +97,8 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
         const { account: source, owner } = await requireInternalAccount(trx, scope, input.source.accountId, 'source.accountId');
         const destination = await externalAccounts.requireUsableExternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
         checkSameCurrency(input, source, destination, 'destination');
-        return {
-          ...baseRow(scope, input, source.currency),
+        return newTransaction(scope, nowMs(ctx, scope), {
+          ...draft(input, source.currency),
           ...owner,
           funding: 'INTERNAL',
           type: 'OUTGOING',
@@ -133,7 +108,7 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
           source_account_id: source.id,
           destination_account_id: destination.id,
           outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier))),
-        };
+        });
       });
     },
 
@@ -145,8 +120,8 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
         }
         const { account: destination, owner } = await requireInternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
         checkSameCurrency(input, destination, source, 'source');
-        return {
-          ...baseRow(scope, input, destination.currency),
+        return newTransaction(scope, nowMs(ctx, scope), {
+          ...draft(input, destination.currency),
           ...owner,
           type: 'INCOMING',
           flow: 'TRANSFER_IN',
@@ -155,7 +130,7 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
           source_account_id: source.id,
           destination_account_id: destination.id,
           outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier))),
-        };
+        });
       });
     },
   };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { client, createTestDatabase, startServer, type TestDatabase } from '../helpers/harness.ts';
-import { balance, eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
+import { eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
 
 const run = promisify(execFile);
 
