@@ -22,6 +22,7 @@ import { nowMs, type Ctx, type Scope } from './context.ts';
 import type { CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import type { RateService } from './rates.ts';
+import { requireLookup } from './receiver-lookups.ts';
 import { insertTransaction, moveTransaction, newTransaction, type Transaction, type TransactionService } from './transactions.ts';
 import { railOutcome, requireInternalAccount } from './transfers.ts';
 
@@ -201,6 +202,16 @@ export function makeQuoteService(
     }
   }
 
+  /**
+   * A lookupId (from GET /receiver/...) must be this platform's and name the receiver being paid. It is
+   * optional here: the sandbox's test receivers and accounts need no lookup to be paid.
+   */
+  async function checkLookup(trx: Tx, scope: Scope, lookupId: string, destination: ResolvedDestination): Promise<void> {
+    const { receiver } = await requireLookup(trx, scope, lookupId);
+    const matches = receiver.type === 'UMA_ADDRESS' ? receiver.umaAddress === destination.umaAddress : receiver.accountId === destination.accountId;
+    if (!matches) throw invalidInput('lookupId', `${lookupId} looked up another receiver than this quote's destination`, 'lookupReceiver');
+  }
+
   async function load(trx: Db | Tx, scope: Scope, quoteId: string, lock = false): Promise<QuotesTable> {
     let q = scopedQuotes(trx, scope).selectAll().where('quotes.id', '=', quoteId);
     if (lock && ctx.store.engine === 'postgres') q = q.forUpdate();
@@ -265,6 +276,7 @@ export function makeQuoteService(
       await ctx.store.tx(async (trx) => {
         const source = await resolveSource(trx, scope, input.source);
         const destination = await resolveDestination(trx, scope, input.destination);
+        if (input.lookupId !== undefined) await checkLookup(trx, scope, input.lookupId, destination);
         const { rate, fees, limits } = rates.pair(scope, source.currency, destination.currency);
         const amount = BigInt(input.lockedCurrencyAmount);
         const price = input.lockedCurrencySide === 'SENDING' ? priceSending(amount, rate, fees) : priceReceiving(amount, rate, fees);

@@ -217,6 +217,17 @@ describe('quotes', () => {
     assert.equal((await pay('$nobody.usd@sandbox.uma.money')).status, 404);
     const listed = await p.api.get(`/quotes?receivingUmaAddress=${encodeURIComponent('$success.mxn@sandbox.uma.money')}`);
     assert.equal(listed.body.totalCount, 1);
+
+    // A lookup, when given, must be this platform's and name the receiver being paid.
+    const lookup = await p.api.get(`/receiver/uma/$success.eur@sandbox.uma.money?customerId=${encodeURIComponent(payer.customerId)}`);
+    assert.equal(lookup.status, 200);
+    const withLookup = (umaAddress: string, lookupId: string) =>
+      p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, lookupId });
+    assert.equal((await withLookup('$success.eur@sandbox.uma.money', lookup.body.lookupId)).status, 201);
+    const other = await withLookup('$success.usd@sandbox.uma.money', lookup.body.lookupId);
+    assert.equal(other.status, 400);
+    assert.equal(other.body.details.field, 'lookupId');
+    assert.equal((await withLookup('$success.eur@sandbox.uma.money', 'Lookup:00000000-0000-7000-8000-000000000000')).status, 404);
   });
 
   it('refuses bad quote requests with the field at fault', async () => {
