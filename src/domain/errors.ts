@@ -66,10 +66,6 @@ export class AppError extends Error {
   }
 }
 
-export function statusOf(code: ErrorCode): number {
-  return STATUS_BY_CODE[code];
-}
-
 /** A 400 that names the failing field (a JSON-pointer-like path such as `accountInfo.routingNumber`). */
 export function invalidInput(field: string, message: string, rule?: string): AppError {
   return new AppError('INVALID_INPUT', message, rule ? { field, rule } : { field });

@@ -1,4 +1,4 @@
-import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { AppError, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf } from '../domain/currencies.ts';
 import type { Static } from '@sinclair/typebox';
@@ -119,7 +119,3 @@ export function makeInternalAccountService(ctx: Ctx) {
 }
 
 export type InternalAccountService = ReturnType<typeof makeInternalAccountService>;
-
-export function assertCurrencyFilter(value: string | undefined, field = 'currency'): void {
-  if (value !== undefined && !/^[A-Z]{3,4}$/.test(value)) throw invalidInput(field, `${field} must be a currency code`, 'currency');
-}
