@@ -94,9 +94,9 @@ describe('lifecycles (properties)', () => {
           let status: TransactionStatus = 'PENDING';
           let steps = 0;
           for (const c of choices) {
-            const next = table[status];
+            const next: readonly TransactionStatus[] = table[status];
             if (next.length === 0) break;
-            const to = next[c % next.length]!;
+            const to: TransactionStatus = next[c % next.length]!;
             assert.ok(canMove(flow, status, to));
             status = to;
             steps++;
