@@ -68,8 +68,20 @@ export async function claimJobs(store: Store, realNowMs: number, leaseMs: number
   });
 }
 
-export async function completeJob(db: Db | Tx, job: Job, realNowMs: number): Promise<void> {
-  await db.updateTable('jobs').set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) }).where('id', '=', job.id).where('status', '=', 'running').execute();
+/**
+ * Marks a job done, but only while this process's claim still stands: every claim counts an attempt, so
+ * an `attempts` that moved on means another process re-claimed the job after our lease ran out, and the
+ * job is theirs to finish.
+ */
+export async function completeJob(db: Db | Tx, job: Job, realNowMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('attempts', '=', job.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
 }
 
 /** Puts a failed job back with a delay, or gives up on it for good after its last attempt. */
@@ -85,6 +97,7 @@ export async function failJob(store: Store, job: Job, error: string, realNowMs: 
     })
     .where('id', '=', job.id)
     .where('status', '=', 'running')
+    .where('attempts', '=', job.attempts)
     .execute();
 }
 

@@ -154,7 +154,8 @@ export class JobWorker {
       if (handler.inTransaction) {
         await this.store.tx(async (trx) => {
           await handler.run(trx, job, scope);
-          await completeJob(trx, job, this.clock.nowMs());
+          // Our lease ran out and another process took the job: undo our work, theirs counts.
+          if (!(await completeJob(trx, job, this.clock.nowMs()))) throw new Error(`job ${job.id} was claimed by another worker`);
         });
       } else {
         await handler.run(job, scope);
