@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp, type Http } from './http/server.ts';
 import { JobWorker } from './jobs/worker.ts';
+import { makeMetrics } from './metrics.ts';
 import type { Ctx } from './services/context.ts';
 import { rateAsNumber } from './domain/rates.ts';
 import { makeBeneficialOwnerService } from './services/beneficial-owners.ts';
@@ -37,6 +38,7 @@ export function makeLogger(config: Config): Logger {
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
 export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
+  const metrics = makeMetrics(ctx.store);
   const worker = new JobWorker(ctx.store, ctx.clock, log, {
     pollMs: ctx.config.jobPollMs,
     // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
@@ -44,7 +46,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     batchSize: 20,
     maxAttempts: 10,
     scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
-  });
+  }, metrics.jobs);
   const customers = makeCustomerService(ctx);
   const externalAccounts = makeExternalAccountService(ctx, customers);
   const transactions = makeTransactionService(ctx, worker);
@@ -65,6 +67,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   return {
     ctx,
     log,
+    metrics,
     worker,
     tokens: makeTokenService(ctx),
     customers,

@@ -27,6 +27,11 @@ export interface Logger {
   error(obj: unknown, msg?: string): void;
 }
 
+/** Where the worker counts what it did (the app's Prometheus counter). */
+export interface JobCounter {
+  inc(labels: { kind: string; outcome: 'done' | 'retry' | 'failed' }): void;
+}
+
 /** Bounded retry backoff for a handler that threw: 1 s, 2 s, 4 s … capped at 5 minutes. */
 export function retryDelayMs(attempts: number): number {
   return Math.min(1000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
@@ -44,6 +49,7 @@ export class JobWorker {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly options: WorkerOptions,
+    private readonly counter?: JobCounter,
   ) {}
 
   /** A handler that talks to the outside world (webhook delivery): it runs outside any transaction. */
@@ -161,9 +167,11 @@ export class JobWorker {
         await handler.run(job, scope);
         await this.store.tx((trx) => completeJob(trx, job, this.clock.nowMs()));
       }
+      this.counter?.inc({ kind: job.kind, outcome: 'done' });
     } catch (err) {
       const attempts = Number(job.attempts);
       const giveUp = attempts >= this.options.maxAttempts;
+      this.counter?.inc({ kind: job.kind, outcome: giveUp ? 'failed' : 'retry' });
       this.log.error({ err, jobId: job.id, kind: job.kind, attempts }, giveUp ? 'job failed for good' : 'job failed; will retry');
       await failJob(this.store, job, err instanceof Error ? err.message : String(err), this.clock.nowMs(), giveUp ? null : retryDelayMs(attempts));
     }

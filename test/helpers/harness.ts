@@ -72,7 +72,7 @@ export function client(baseUrl: string, auth?: Credentials | string): Client {
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       h['content-type'] ??= 'application/json';
     }
-    const unversioned = path.startsWith(API) || path === '/healthz' || path === '/readyz';
+    const unversioned = path.startsWith(API) || ['/healthz', '/readyz', '/metrics'].includes(path);
     const res = await fetch(baseUrl + (unversioned ? path : API + path), { method, headers: h, body: payload });
     const text = await res.text();
     let parsed: unknown = text;
