@@ -59,12 +59,14 @@ export async function claimJobs(store: Store, realNowMs: number, leaseMs: number
     if (store.engine === 'postgres') due = due.forUpdate().skipLocked();
     const ids = (await due.execute()).map((r) => r.id);
     if (ids.length === 0) return [];
-    return trx
+    const claimed = await trx
       .updateTable('jobs')
       .set((eb) => ({ status: 'running', lease_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1n), updated_at: now }))
       .where('id', 'in', ids)
       .returningAll()
       .execute();
+    // RETURNING keeps no order; callers run jobs in the order they fell due (webhooks leave in order).
+    return claimed.sort((a, b) => (a.run_at === b.run_at ? (a.id < b.id ? -1 : 1) : a.run_at < b.run_at ? -1 : 1));
   });
 }
 
