@@ -137,12 +137,14 @@ export function makeCustomerService(ctx: Ctx) {
     /** Creates the customer and its internal accounts (one per supported currency) in one transaction. */
     async create(scope: Scope, input: CustomerInput & { platformCustomerId: string }): Promise<Customer> {
       validateProfile(input);
-      const config = await getPlatformConfig(ctx, scope);
-      const umaAddress = input.umaAddress ?? `$${input.platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '').slice(0, 40) || 'customer'}.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
       // Sandbox KYC is simulated and approves at once; production customers start unverified.
       const status = scope.environment === 'sandbox' ? 'APPROVED' : 'UNVERIFIED';
+      let umaAddress = input.umaAddress ?? '';
       try {
         return await ctx.store.tx(async (trx) => {
+          // Read in the transaction, held until commit: a currency added meanwhile is not missed.
+          const config = await getPlatformConfig(ctx, scope, trx, true);
+          umaAddress = input.umaAddress ?? `$${input.platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '').slice(0, 40) || 'customer'}.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
           const now = nowMs(ctx, scope);
           const row: CustomersTable = {
             id: newId('Customer'),

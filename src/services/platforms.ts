@@ -4,6 +4,7 @@ import type { PlatformCurrencyConfig as PlatformCurrencyConfigSchema } from '../
 import { CURRENCY_CODES } from '../domain/currencies.ts';
 import { newId } from '../domain/ids.ts';
 import { createSystemAccounts } from '../ledger/accounts.ts';
+import type { Tx } from '../store/db.ts';
 import type { Environment, PlatformConfigsTable, WebhookEnvelope } from '../store/schema.ts';
 import type { Ctx, Scope } from './context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
@@ -116,14 +117,16 @@ export async function countPlatforms(ctx: Ctx): Promise<number> {
   return Number(row.n);
 }
 
-export async function getPlatformConfig(ctx: Ctx, scope: Scope): Promise<PlatformConfig> {
-  const row = await ctx.store.db
-    .selectFrom('platform_configs')
-    .selectAll()
-    .where('platform_id', '=', scope.platformId)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirstOrThrow();
-  return toPlatformConfig(row);
+/**
+ * The platform environment's configuration. Inside a transaction, `share` keeps it from changing until
+ * commit on PostgreSQL (PATCH /config takes the row FOR UPDATE), so work that depends on the list of
+ * currencies — opening a new customer's accounts — never races a change to it. SQLite's single writer
+ * already serializes the two.
+ */
+export async function getPlatformConfig(ctx: Ctx, scope: Scope, trx?: Tx, share = false): Promise<PlatformConfig> {
+  let q = (trx ?? ctx.store.db).selectFrom('platform_configs').selectAll().where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
+  if (trx && share && ctx.store.engine === 'postgres') q = q.forShare();
+  return toPlatformConfig(await q.executeTakeFirstOrThrow());
 }
 
 /** A scope with its current sandbox clock offset, for work that does not come through a request (jobs, CLI). */
