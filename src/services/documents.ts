@@ -99,6 +99,21 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
     await files.remove(sha256);
   }
 
+  /** The columns an upload sets, on create and on replace alike. */
+  function describedBy(upload: DocumentUpload, contentType: string) {
+    const { fields, file } = upload;
+    return {
+      document_type: fields.documentType,
+      country: fields.country,
+      file_name: upload.fileName,
+      side: fields.side ?? null,
+      document_number: fields.documentNumber ?? null,
+      sha256: file.sha256,
+      size_bytes: BigInt(file.sizeBytes),
+      content_type: contentType,
+    } satisfies Partial<DocumentsTable>;
+  }
+
   return {
     /**
      * Stores an upload: checks the file and the holder, writes the row and puts the file in place in one
@@ -117,14 +132,7 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
           environment: scope.environment,
           holder_id: fields.documentHolder!,
           customer_id: customerId,
-          document_type: fields.documentType,
-          country: fields.country,
-          file_name: upload.fileName,
-          side: fields.side ?? null,
-          document_number: fields.documentNumber ?? null,
-          sha256: file.sha256,
-          size_bytes: BigInt(file.sizeBytes),
-          content_type: contentType,
+          ...describedBy(upload, contentType),
           submitted_verification_id: null,
           created_at: now,
           updated_at: now,
@@ -139,23 +147,13 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
     /** Replaces the file and the descriptive fields; the holder stays. Optional fields not given are cleared: PUT replaces. */
     async replace(scope: Scope, id: string, upload: DocumentUpload): Promise<Document> {
       const contentType = checkFile(upload.file);
-      const { fields, file } = upload;
+      const { file } = upload;
       return store.tx(async (trx) => {
         const row = await load(trx, scope, id);
         refuseIfSubmitted(row);
         const now = BigInt(nowMs(ctx, scope));
         await lockFile(trx, file.sha256, file.sizeBytes, now);
-        const changes = {
-          document_type: fields.documentType,
-          country: fields.country,
-          file_name: upload.fileName,
-          side: fields.side ?? null,
-          document_number: fields.documentNumber ?? null,
-          sha256: file.sha256,
-          size_bytes: BigInt(file.sizeBytes),
-          content_type: contentType,
-          updated_at: now,
-        } satisfies Partial<DocumentsTable>;
+        const changes = { ...describedBy(upload, contentType), updated_at: now } satisfies Partial<DocumentsTable>;
         await trx.updateTable('documents').set(changes).where('id', '=', row.id).execute();
         const updated: DocumentsTable = { ...row, ...changes };
         await files.place(file);

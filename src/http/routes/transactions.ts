@@ -22,32 +22,18 @@ export function transactionRoutes(api: Http, { transactions, transfers }: Servic
     schema: { tags, summary: 'Get a transaction', params: IdParam('transactionId', 'Transaction'), response: { 200: Transaction, ...errors(401, 403, 404) } },
     handler: async (req) => transactions.get(req.principal, req.params.transactionId),
   });
-  api.post('/transfer-out', {
-    config: { permission: 'TRANSACT' },
-    schema: {
-      tags,
-      summary: 'Send from an internal account to an external account in the same currency',
-      headers: IdempotencyHeaders,
-      body: TransferRequest,
-      response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
-    },
-    handler: async (req, reply) => {
-      const result = await transfers.transferOut(req.principal, req.body, req.headers['idempotency-key']);
-      return reply.status(result.status as 201).send(result.body);
-    },
-  });
-  api.post('/transfer-in', {
-    config: { permission: 'TRANSACT' },
-    schema: {
-      tags,
-      summary: 'Pull from a pullable external account into an internal account in the same currency',
-      headers: IdempotencyHeaders,
-      body: TransferRequest,
-      response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
-    },
-    handler: async (req, reply) => {
-      const result = await transfers.transferIn(req.principal, req.body, req.headers['idempotency-key']);
-      return reply.status(result.status as 201).send(result.body);
-    },
-  });
+  const transferRoutes = [
+    { path: '/transfer-out', summary: 'Send from an internal account to an external account in the same currency', run: transfers.transferOut },
+    { path: '/transfer-in', summary: 'Pull from a pullable external account into an internal account in the same currency', run: transfers.transferIn },
+  ];
+  for (const { path, summary, run } of transferRoutes) {
+    api.post(path, {
+      config: { permission: 'TRANSACT' },
+      schema: { tags, summary, headers: IdempotencyHeaders, body: TransferRequest, response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) } },
+      handler: async (req, reply) => {
+        const result = await run(req.principal, req.body, req.headers['idempotency-key']);
+        return reply.status(result.status as 201).send(result.body);
+      },
+    });
+  }
 }
