@@ -50,3 +50,46 @@ describe('command line', () => {
     assert.match(verified.stdout, /ledger ok/);
   });
 });
+
+describe('first start', () => {
+  it('creates the default platform on an empty database and prints its sandbox credentials once', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { spawn } = await import('node:child_process');
+    const { freePort } = await import('../helpers/processes.ts');
+    const dataDir = mkdtempSync(join(tmpdir(), 'payouts-first-'));
+    const start = async () => {
+      const port = await freePort();
+      const child = spawn(process.execPath, ['bin/payouts.mjs', 'serve'], {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      for (let i = 0; i < 200; i++) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+        } catch {
+          // not yet listening
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return { port, output: () => out, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
+    };
+    try {
+      const first = await start();
+      const tokenId = /tokenId:\s+(\S+)/.exec(first.output())?.[1];
+      const clientSecret = /clientSecret:\s+(\S+)/.exec(first.output())?.[1];
+      assert.ok(tokenId && clientSecret, first.output());
+      const api = client(`http://127.0.0.1:${first.port}`, { tokenId, clientSecret });
+      assert.equal((await api.get('/platform/internal-accounts')).status, 200);
+      await first.stop();
+      const second = await start();
+      assert.doesNotMatch(second.output(), /clientSecret/, 'printed only on the first start');
+      await second.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { loadConfig } from '../../src/config.ts';
+
+const run = promisify(execFile);
+
+describe('production rates come only from the operator', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'payouts-rates-'));
+  const ratesFile = join(dir, 'rates.json');
+  writeFileSync(ratesFile, JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { USD: { fixedMinor: 25, variableBps: 20 } } }));
+  let server: TestServer;
+  let p: TestPlatform;
+  before(async () => {
+    server = await startServer({ RUN_WORKERS: 'false', RATES_FILE: ratesFile });
+    p = await server.platform();
+  });
+  after(() => server.close());
+
+  it('prices production quotes with RATES_FILE, and offers only the pairs it covers', async () => {
+    const usd = (await p.prod.get('/platform/internal-accounts?currency=USD')).body.data[0];
+    const rates = await p.prod.get('/exchange-rates?sourceCurrency=USD');
+    assert.deepEqual(rates.body.data.map((r: any) => [r.destinationCurrency.code, r.exchangeRate, r.fees.fixed]), [['EUR', 0.9, 25]]);
+    assert.equal((await p.prod.get('/exchange-rates?sourceCurrency=EUR')).body.data.length, 0, 'no fee schedule for EUR senders');
+
+    const account = await p.prod.post('/platform/external-accounts', {
+      currency: 'EUR',
+      accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ops', address: { line1: 'x', postalCode: '1', country: 'DE' } } },
+    });
+    await server.app.services.externalAccounts.activate(account.body.id); // the operator's review
+    const quote = await p.prod.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: account.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+    assert.equal(quote.status, 201, JSON.stringify(quote.body));
+    // fees 25 + 0.2 % of 10 000 = 45; (10 000 − 45) × 0.9 = 8 959.5 → 8 959
+    assert.equal(quote.body.feesIncluded, 45);
+    assert.equal(quote.body.totalReceivingAmount, 8_959);
+    // The sandbox keeps its own fixed table.
+    const sandboxRates = await p.api.get('/exchange-rates?sourceCurrency=USD&destinationCurrency=EUR');
+    assert.equal(sandboxRates.body.data[0].exchangeRate, 0.92);
+  });
+
+  it('refuses a bad rates file at start, naming the entry', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ unitsPerUsd: { EUR: 'zero point nine' }, fees: {} }));
+    assert.throws(() => loadConfig({ DATA_DIR: dir, RATES_FILE: bad }), /unitsPerUsd\.EUR/);
+    writeFileSync(bad, JSON.stringify({ unitsPerUsd: {}, fees: { USD: { fixedMinor: -1, variableBps: 0 } } }));
+    assert.throws(() => loadConfig({ DATA_DIR: dir, RATES_FILE: bad }), /fees\.USD\.fixedMinor/);
+    await assert.rejects(run(process.execPath, ['bin/payouts.mjs', 'migrate'], { env: { ...process.env, DATA_DIR: dir, RATES_FILE: join(dir, 'missing.json') } }), (err: any) => err.code === 2 && /RATES_FILE/.test(err.stderr));
+  });
+});
