@@ -26,6 +26,8 @@ export interface Config {
   jobPollMs: number;
   /** PostgreSQL connections per server process. */
   databasePoolSize: number;
+  /** Let production webhooks reach internal addresses (receivers on the operator's own network). */
+  allowPrivateWebhookUrls: boolean;
   /** Production exchange rates and fees, from the operator's RATES_FILE; none means no production quotes. */
   productionRates: RatesFile | undefined;
   /**
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorkers: env.RUN_WORKERS !== 'false',
     jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS === 'true',
     productionRates: loadRatesFile(env.RATES_FILE),
     webhookTimeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 30_000),
   };

@@ -75,7 +75,7 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
     async update(scope: Scope, input: PlatformConfigUpdate): Promise<PlatformConfigView> {
       const umaDomain = input.umaDomain?.toLowerCase();
       if (umaDomain !== undefined && !DOMAIN.test(umaDomain)) throw invalidInput('umaDomain', 'umaDomain must be a domain name such as pay.example.com', 'domain');
-      const endpoint = input.webhookEndpoint === undefined || input.webhookEndpoint === null ? input.webhookEndpoint : checkWebhookUrl(input.webhookEndpoint, scope.environment, 'webhookEndpoint');
+      const endpoint = input.webhookEndpoint === undefined || input.webhookEndpoint === null ? input.webhookEndpoint : checkWebhookUrl(input.webhookEndpoint, scope.environment, 'webhookEndpoint', ctx.config.allowPrivateWebhookUrls);
       if (input.supportedCurrencies) checkCurrencies(input.supportedCurrencies);
 
       const row = await ctx.store.tx(async (trx) => {

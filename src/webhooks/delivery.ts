@@ -127,7 +127,8 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     const sentAtMs = nowMs(ctx, scope);
     const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
     const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
-    return { sentAtMs, ...(await postWebhook(url, body, headers, ctx.config.webhookTimeoutMs, realNow)) };
+    const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
+    return { sentAtMs, ...(await postWebhook(url, body, headers, ctx.config.webhookTimeoutMs, realNow, publicOnly)) };
   }
 
   /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
@@ -289,7 +290,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
      */
     async sendTest(scope: Scope, targetUrl: string | undefined): Promise<TestWebhookResult> {
       const config = await getPlatformConfig(ctx, scope);
-      const url = targetUrl !== undefined ? checkWebhookUrl(targetUrl, scope.environment, 'url') : config.webhookEndpoint;
+      const url = targetUrl !== undefined ? checkWebhookUrl(targetUrl, scope.environment, 'url', ctx.config.allowPrivateWebhookUrls) : config.webhookEndpoint;
       if (!url) throw new AppError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhook endpoint is configured; set webhookEndpoint with PATCH /config or give a url');
       const result = await send(scope, { id: newId('Webhook'), type: 'TEST', data: {} }, config.webhookEnvelope, url);
       if (result.status === null) {

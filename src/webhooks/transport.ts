@@ -1,3 +1,5 @@
+import { lookup } from 'node:dns/promises';
+import { isInternalAddress, isInternalHost } from './url.ts';
 /**
  * One HTTP POST of a webhook, with the limits a URL chosen by a platform calls for: no redirects
  * followed (a 3xx is a failed attempt, so a receiver cannot bounce us to another host), a timeout that
@@ -44,9 +46,31 @@ function describe(err: unknown, timeoutMs: number): string {
   return (cause ? `${e.message ?? 'request failed'}: ${cause}` : e.message ?? String(err)).slice(0, 500);
 }
 
-export async function postWebhook(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, clockMs: () => number): Promise<PostResult> {
+/**
+ * Refuses a host that is internal or resolves to an internal address. Checked before each attempt, so an
+ * endpoint whose name later moves onto an internal address is caught too. (The connection resolves the
+ * name again; a DNS server answering differently within that instant is not covered.)
+ */
+async function refuseInternal(url: string): Promise<string | null> {
+  const { hostname } = new URL(url);
+  if (isInternalHost(hostname)) return `refused: ${hostname} is an internal address`;
+  try {
+    const addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true });
+    const internal = addresses.find((a) => isInternalAddress(a.address));
+    return internal ? `refused: ${hostname} resolves to the internal address ${internal.address}` : null;
+  } catch (err) {
+    return `cannot resolve ${hostname}: ${(err as Error).message}`;
+  }
+}
+
+/** `publicOnly`: production deliveries never reach internal addresses (see webhooks/url.ts). */
+export async function postWebhook(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, clockMs: () => number, publicOnly = false): Promise<PostResult> {
   const started = clockMs();
   const signal = AbortSignal.timeout(timeoutMs);
+  if (publicOnly) {
+    const refused = await refuseInternal(url);
+    if (refused) return { status: null, body: null, latencyMs: clockMs() - started, error: refused };
+  }
   try {
     // A view over the same bytes (not a copy): what was signed is what goes out.
     const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);

@@ -105,7 +105,7 @@ describe('platform configuration', () => {
     assert.equal(tests.totalCount, 1);
     assert.equal(tests.data[0].deliveryState, 'DELIVERED');
     // Production accepts https; its TEST is queued like any other.
-    const prod = await p.prod.patch('/config', { webhookEndpoint: 'https://127.0.0.1:1/hook' });
+    const prod = await p.prod.patch('/config', { webhookEndpoint: 'https://hooks.example.com/hook' });
     assert.equal(prod.status, 200);
     assert.equal((await p.prod.get('/webhook-events?type=TEST')).body.totalCount, 1);
     assert.equal((await p.api.get('/webhook-events?type=TEST')).body.totalCount, 1, 'environments are separate');
