@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 // Runs the whole suite on the embedded SQLite database, then again on PostgreSQL when TEST_DATABASE_URL
-// names a server (each test file creates and drops a database of its own there).
+// names a server (each test file creates and drops a database of its own there), and prints each run's
+// wall time.
+//
+// Bounds, so that no run can wait forever: each test and hook has its own time-out
+// (test/helpers/node-test.ts, TEST_TIMEOUT_MS), and each file has one here (TEST_FILE_TIMEOUT_MS), which
+// also ends a file that something keeps alive after its tests are done.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 15 * 60_000);
 
 const only = process.argv.slice(2);
 const files = only.length
@@ -16,10 +23,14 @@ const files = only.length
 
 function run(label, env) {
   process.stdout.write(`\n=== test suite on ${label} ===\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
-  });
+  const started = Date.now();
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=4', `--test-timeout=${FILE_TIMEOUT_MS}`, ...files],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`=== ${label}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s wall time ===\n`);
   return result.status ?? 1;
 }
 

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CURRENCY_CODES, currency } from '../../src/domain/currencies.ts';

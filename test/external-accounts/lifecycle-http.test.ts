@@ -1,8 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { BUILD, valid, withInfo } from './fixtures.ts';
+import { runCli } from '../helpers/processes.ts';
 
 describe('external accounts over HTTP: ownership, defaults, duplicates, lists, lifecycle', () => {
   let server: TestServer;
@@ -200,19 +200,19 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
 
     const cfg = server.config;
     const env = { ...process.env, DATA_DIR: cfg.dataDir, DATABASE_URL: cfg.databaseUrl ?? '', SECRET_KEY: cfg.secretKey.toString('hex'), LOG_LEVEL: 'silent' };
-    const run = (...args: string[]) => spawnSync(process.execPath, ['bin/payouts.mjs', ...args], { env, encoding: 'utf8' });
-    const ok = run('accounts', 'activate', res.body.id);
-    assert.equal(ok.status, 0, ok.stderr);
+    const run = (...args: string[]) => runCli(args, env);
+    const ok = await run('accounts', 'activate', res.body.id);
+    assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /is ACTIVE/);
     assert.equal((await a.prod.get(`/customers/external-accounts/${res.body.id}`)).body.status, 'ACTIVE');
     const row = await server.app.store.tx((trx) => services.externalAccounts.requireUsableExternalAccount(trx, scope, res.body.id));
     assert.equal(row.status, 'ACTIVE');
-    const again = run('accounts', 'activate', res.body.id);
-    assert.equal(again.status, 1);
+    const again = await run('accounts', 'activate', res.body.id);
+    assert.equal(again.code, 1);
     assert.match(again.stderr, /is ACTIVE; only PENDING or UNDER_REVIEW/);
-    const missing = run('accounts', 'activate', 'ExternalAccount:nope');
-    assert.equal(missing.status, 1);
-    assert.equal(run('accounts', 'activate').status, 2);
+    const missing = await run('accounts', 'activate', 'ExternalAccount:nope');
+    assert.equal(missing.code, 1);
+    assert.equal((await run('accounts', 'activate')).code, 2);
   });
 
   it('createExternalAccountInTx applies the same rules inside a caller\'s transaction and rolls back with it', async () => {

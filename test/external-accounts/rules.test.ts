@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ACCOUNT_TYPE_NAMES, ACCOUNT_TYPES, accountTypeRule, isIban, isUsable, sandboxSuffix, validateExternalAccount, type AccountTypeRule } from '../../src/domain/account-types.ts';

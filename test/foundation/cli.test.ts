@@ -1,10 +1,11 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { client, startServer, type TestServer } from '../helpers/harness.ts';
-
-const run = promisify(execFile);
+import { runCli, runCliOk, spawnServer } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('command line', () => {
   let server: TestServer;
@@ -16,7 +17,7 @@ describe('command line', () => {
   });
   after(() => server.close());
 
-  const payouts = (...args: string[]) => run(process.execPath, ['bin/payouts.mjs', ...args], { env });
+  const payouts = (...args: string[]) => runCliOk(args, env);
 
   it('creates a platform while the server runs, printing exactly one JSON object', async () => {
     const { stdout } = await payouts('platforms', 'create', '--name', 'cli-made', '--json');
@@ -39,8 +40,10 @@ describe('command line', () => {
   });
 
   it('refuses bad arguments with exit code 2', async () => {
-    await assert.rejects(payouts('tokens', 'create', '--platform', 'Platform:nope', '--env', 'staging', '--name', 'x'), (err: any) => err.code === 2 && /--env/.test(err.stderr));
-    await assert.rejects(payouts('frobnicate'), (err: any) => err.code === 2);
+    const badEnv = await runCli(['tokens', 'create', '--platform', 'Platform:nope', '--env', 'staging', '--name', 'x'], env);
+    assert.equal(badEnv.code, 2, badEnv.stderr);
+    assert.match(badEnv.stderr, /--env/);
+    assert.equal((await runCli(['frobnicate'], env)).code, 2);
   });
 
   it('migrates idempotently and verifies the ledger', async () => {
@@ -53,41 +56,25 @@ describe('command line', () => {
 
 describe('first start', () => {
   it('creates the default platform on an empty database and prints its sandbox credentials once', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { spawn } = await import('node:child_process');
-    const { freePort } = await import('../helpers/processes.ts');
     const dataDir = mkdtempSync(join(tmpdir(), 'payouts-first-'));
-    const start = async () => {
-      const port = await freePort();
-      const child = spawn(process.execPath, ['bin/payouts.mjs', 'serve'], {
-        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      for (let i = 0; i < 200; i++) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
-        } catch {
-          // not yet listening
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return { port, output: () => out, stop: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM'))) };
-    };
+    const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
     try {
-      const first = await start();
-      const tokenId = /tokenId:\s+(\S+)/.exec(first.output())?.[1];
-      const clientSecret = /clientSecret:\s+(\S+)/.exec(first.output())?.[1];
-      assert.ok(tokenId && clientSecret, first.output());
-      const api = client(`http://127.0.0.1:${first.port}`, { tokenId, clientSecret });
-      assert.equal((await api.get('/platform/internal-accounts')).status, 200);
-      await first.stop();
-      const second = await start();
-      assert.doesNotMatch(second.output(), /clientSecret/, 'printed only on the first start');
+      const first = await spawnServer(env);
+      try {
+        // The credentials are written before the port is bound, so they are in stdout once /readyz answers;
+        // the pipe may still be delivering them, hence the bounded wait.
+        await waitFor(() => /clientSecret:\s+\S+/.test(first.stdout()), 'the first start to print the sandbox credentials');
+        const tokenId = /tokenId:\s+(\S+)/.exec(first.stdout())?.[1];
+        const clientSecret = /clientSecret:\s+(\S+)/.exec(first.stdout())?.[1];
+        assert.ok(tokenId && clientSecret, first.output());
+        const api = client(first.baseUrl, { tokenId, clientSecret });
+        assert.equal((await api.get('/platform/internal-accounts')).status, 200);
+      } finally {
+        await first.stop();
+      }
+      const second = await spawnServer(env);
       await second.stop();
+      assert.doesNotMatch(second.stdout(), /clientSecret/, 'printed only on the first start');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

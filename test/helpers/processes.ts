@@ -1,5 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+// Every OS process a test starts goes through this file, so none can outlive its test file or hang it:
+// each one is bounded in time, stopped on every path (SIGTERM, then SIGKILL after a grace period), and
+// its output is kept for the failure message.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { after } from './node-test.ts';
+import { waitFor } from './wait.ts';
+
+/** How long a CLI command or a server start may take on a loaded 2-core machine before it is a failure. */
+export const PROCESS_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+const OUTPUT_LIMIT = 64 * 1024;
+
+const running = new Set<ChildProcess>();
+
+// Belt and braces: a test that forgot stop() still leaves no orphan. The root `after` runs when this
+// file's tests end; the exit hook covers a test file that is torn down before its hooks run.
+after(() => Promise.all([...running].map((child) => stopChild(child))));
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 /** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -13,36 +32,100 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `payouts ARGS…` to the end and returns its exit code and output; never throws for a non-zero
+ * exit (tests assert on the code). A command still running after `timeoutMs` is killed and reported.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = PROCESS_TIMEOUT_MS): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['bin/payouts.mjs', ...args], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const killed = error && 'killed' in error && error.killed;
+      if (killed) return reject(new Error(`payouts ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Like runCli, but a non-zero exit is a failure whose message carries the command's output. */
+export async function runCliOk(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<CliResult> {
+  const result = await runCli(args, env, timeoutMs);
+  if (result.code !== 0) throw new Error(`payouts ${args.join(' ')} exited ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return result;
+}
+
 export interface ServerProcess {
   baseUrl: string;
+  port: number;
   pid: number;
+  /** Everything the process wrote to stdout so far. */
+  stdout(): string;
+  /** stdout and stderr interleaved, for failure messages. */
+  output(): string;
   stop(): Promise<void>;
 }
 
-/** Starts `payouts serve` as a real OS process and waits until /readyz answers. */
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `payouts serve` as a real OS process and waits until /readyz answers. A process that exits
+ * first, or is not ready within `timeoutMs`, is stopped and the start fails with its output.
+ */
+export async function spawnServer(env: Record<string, string>, timeoutMs = PROCESS_TIMEOUT_MS): Promise<ServerProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['bin/payouts.mjs', 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawn(process.execPath, ['bin/payouts.mjs', 'serve'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (attempt > 200 || child.exitCode !== null) throw new Error(`payouts serve on port ${port} did not start`);
-    await new Promise((r) => setTimeout(r, 50));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  // Nothing about a child may keep this test file alive: the hooks above stop it.
+  child.unref();
+  let stdout = '';
+  let output = '';
+  const keep = (text: string, into: string) => (into + text).slice(-OUTPUT_LIMIT);
+  for (const [stream, isStdout] of [[child.stdout, true], [child.stderr, false]] as const) {
+    (stream as unknown as { unref?: () => void }).unref?.();
+    stream.on('data', (chunk: Buffer) => {
+      if (isStdout) stdout = keep(chunk.toString(), stdout);
+      output = keep(chunk.toString(), output);
+    });
   }
-  return {
-    baseUrl,
-    pid: child.pid ?? 0,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server: ServerProcess = { baseUrl, port, pid: child.pid ?? 0, stdout: () => stdout, output: () => output, stop: () => stopChild(child) };
+  try {
+    await waitFor(
+      async () => {
+        if (exited(child)) throw new Error(`payouts serve exited with ${child.exitCode ?? child.signalCode} before it was ready`);
+        return (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true;
+      },
+      `payouts serve on port ${port} to answer /readyz`,
+      timeoutMs,
+    );
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`);
+  }
+  return server;
+}
+
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within the grace period. Resolves once it has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (exited(child)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }

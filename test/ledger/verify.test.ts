@@ -1,14 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { verifyLedger } from '../../src/ledger/verify.ts';
 import { isBalanced } from '../../src/ledger/journal.ts';
+import { runCli } from '../helpers/processes.ts';
 
-const run = promisify(execFile);
 
 describe('ledger invariants', () => {
   let server: TestServer;
@@ -47,7 +45,9 @@ describe('ledger invariants', () => {
     assert.match(violations[0]!.detail, new RegExp(account.id));
 
     const env = { ...process.env, DATA_DIR: server.config.dataDir, DATABASE_URL: server.config.databaseUrl ?? '', SECRET_KEY: server.config.secretKey.toString('hex') };
-    await assert.rejects(run(process.execPath, ['bin/payouts.mjs', 'ledger', 'verify'], { env }), (err: any) => err.code === 1 && /balance-equals-postings/.test(err.stdout));
+    const verified = await runCli(['ledger', 'verify'], env);
+    assert.equal(verified.code, 1, verified.stderr);
+    assert.match(verified.stdout, /balance-equals-postings/);
 
     await sql`update ledger_accounts set balance = balance - 1 where id = ${account.id}`.execute(server.app.store.db);
     assert.deepEqual(await verifyLedger(server.app.store), []);

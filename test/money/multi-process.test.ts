@@ -1,7 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { client, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { spawnServer, type ServerProcess } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
 
 // Several server processes share one database only on PostgreSQL (SQLite is one process per file).
@@ -30,11 +31,7 @@ describe('two server processes on one PostgreSQL database', { skip: engine !== '
     assert.equal(await balance(p, customerId), 0);
     // Both processes' workers race for the rail steps; each transaction must complete exactly once.
     const ids = results.filter((r) => r.status === 201).map((r) => r.body.id as string);
-    for (let waited = 0; waited < 10_000; waited += 100) {
-      const done = await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}&status=COMPLETED&limit=1`);
-      if (done.body.totalCount === 60) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => (await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}&status=COMPLETED&limit=1`)).body.totalCount === 60, 'all 60 transfer-outs to complete', undefined, 100);
     for (const id of ids) assert.deepEqual(await eventTypes(server, id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
   });
 

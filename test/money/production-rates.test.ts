@@ -1,14 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { loadConfig } from '../../src/config.ts';
+import { runCli } from '../helpers/processes.ts';
 
-const run = promisify(execFile);
 
 describe('production rates come only from the operator', () => {
   const dir = mkdtempSync(join(tmpdir(), 'payouts-rates-'));
@@ -49,6 +47,8 @@ describe('production rates come only from the operator', () => {
     assert.throws(() => loadConfig({ DATA_DIR: dir, RATES_FILE: bad }), /unitsPerUsd\.EUR/);
     writeFileSync(bad, JSON.stringify({ unitsPerUsd: {}, fees: { USD: { fixedMinor: -1, variableBps: 0 } } }));
     assert.throws(() => loadConfig({ DATA_DIR: dir, RATES_FILE: bad }), /fees\.USD\.fixedMinor/);
-    await assert.rejects(run(process.execPath, ['bin/payouts.mjs', 'migrate'], { env: { ...process.env, DATA_DIR: dir, RATES_FILE: join(dir, 'missing.json') } }), (err: any) => err.code === 2 && /RATES_FILE/.test(err.stderr));
+    const refused = await runCli(['migrate'], { ...process.env, DATA_DIR: dir, RATES_FILE: join(dir, 'missing.json') });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /RATES_FILE/);
   });
 });

@@ -1,11 +1,9 @@
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { client, createTestDatabase, startServer, type TestDatabase } from '../helpers/harness.ts';
 import { eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
+import { runCli, runCliOk } from '../helpers/processes.ts';
 
-const run = promisify(execFile);
 
 describe('durability and the production connector', () => {
   let database: TestDatabase;
@@ -53,7 +51,7 @@ describe('durability and the production connector', () => {
     try {
       const p = await server.platform();
       const env = { ...process.env, DATA_DIR: server.config.dataDir, DATABASE_URL: server.config.databaseUrl ?? '', SECRET_KEY: server.config.secretKey.toString('hex') };
-      const payouts = (...args: string[]) => run(process.execPath, ['bin/payouts.mjs', ...args], { env });
+      const payouts = (...args: string[]) => runCliOk(args, env);
       const customer = (await p.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-1' })).body;
       const usd = (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0];
       const bank = await p.prod.post('/customers/external-accounts', {
@@ -81,7 +79,9 @@ describe('durability and the production connector', () => {
       assert.equal(failed.failureReason, 'INVALID_BANK_ACCOUNT');
       assert.equal(failed.refund.status, 'COMPLETED');
       assert.equal((await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0].balance.amount, 10_000);
-      await assert.rejects(payouts('transactions', 'settle', payout.id), (err: any) => err.code === 1 && /only PROCESSING/.test(err.stderr));
+      const again = await runCli(['transactions', 'settle', payout.id], env);
+      assert.equal(again.code, 1, again.stderr);
+      assert.match(again.stderr, /only PROCESSING/);
 
       const quote = await p.prod.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: bank.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
       assert.equal(quote.status, 400, 'no production rates without RATES_FILE');

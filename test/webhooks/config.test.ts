@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { startReceiver, type Receiver } from './helpers.ts';

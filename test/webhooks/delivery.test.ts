@@ -1,8 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { client, createTestDatabase, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { claimJobs, renewLease } from '../../src/jobs/queue.ts';
 import { answer, loadDocsVerifier, record, startReceiver, type Receiver, type VerifyWebhook } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 // Jitter fixed at one half: each retry waits exactly half its cap (5 s, 10 s, 20 s, 40 s, ...).
 const HALF = () => 0.5;
@@ -247,8 +248,7 @@ describe('webhook delivery across restarts and processes', () => {
       await p.api.patch('/config', { webhookEndpoint: r.url });
       const ids: string[] = [];
       for (let i = 0; i < 40; i++) ids.push(await record(i % 2 ? a : b, p.platformId, 'OUTGOING_PAYMENT.PENDING', `Transaction:${i % 7}`, { i }));
-      const until = Date.now() + 15_000;
-      while (new Set(r.received.map((x) => x.body.id)).size < 41 && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
+      await waitFor(() => new Set(r.received.map((x) => x.body.id)).size >= 41, 'all 41 deliveries to arrive');
       await new Promise((res) => setTimeout(res, 300));
       const counts = new Map<string, number>();
       for (const x of r.received) counts.set(x.body.id, (counts.get(x.body.id) ?? 0) + 1);

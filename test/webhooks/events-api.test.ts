@@ -1,7 +1,8 @@
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { answer, eventually, loadDocsVerifier, record, startReceiver, type Receiver } from './helpers.ts';
+import { answer, loadDocsVerifier, record, startReceiver, type Receiver } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('delivery log, redelivery and the test webhook', () => {
   let server: TestServer;
@@ -9,7 +10,9 @@ describe('delivery log, redelivery and the test webhook', () => {
   let r: Receiver;
   const closeLater: Receiver[] = [];
   before(async () => {
-    server = await startServer({ JOB_POLL_MS: '60000', WEBHOOK_TIMEOUT_MS: '300' });
+    // Retries wait the longest jitter (about 10 s of wall time) so that none fires on its own while a
+    // slow machine runs a test; the tests move the sandbox clock when they want one.
+    server = await startServer({ JOB_POLL_MS: '60000', WEBHOOK_TIMEOUT_MS: '300' }, { random: () => 0.999 });
     p = await server.platform();
     r = await startReceiver();
     closeLater.push(r);
@@ -74,7 +77,7 @@ describe('delivery log, redelivery and the test webhook', () => {
     assert.equal(res.body.deliveryState, 'PENDING');
     // Redelivery kicks the background worker, so either it or this drain makes the attempt.
     await drain();
-    await eventually(async () => (await p.api.get(`/webhook-events/${id}`)).body.deliveryState === 'DELIVERED', 'the redelivery');
+    await waitFor(async () => (await p.api.get(`/webhook-events/${id}`)).body.deliveryState === 'DELIVERED', 'the redelivery');
     assert.equal(r.received.length, before + 1);
     assert.equal(r.received.at(-1)!.body.id, id, 'the receiver can dedupe on the id');
     const e = (await p.api.get(`/webhook-events/${id}`)).body;
@@ -92,7 +95,7 @@ describe('delivery log, redelivery and the test webhook', () => {
     const count = failing.received.length;
     assert.equal((await q.api.post(`/webhook-events/${id}/redeliver`)).status, 202);
     await drain(q);
-    await eventually(async () => (await q.api.get(`/webhook-events/${id}`)).body.attempts.length === 2, 'the new run');
+    await waitFor(async () => (await q.api.get(`/webhook-events/${id}`)).body.attempts.length === 2, 'the new run');
     assert.equal(failing.received.length, count + 1, 'the new run starts at once');
     // Both runs had a retry queued; only the current run's retry may go out.
     await q.api.post('/sandbox/clock/advance', { seconds: 10 });

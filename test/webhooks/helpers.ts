@@ -72,15 +72,6 @@ export async function loadDocsVerifier(): Promise<VerifyWebhook> {
   return mod.verifyWebhook;
 }
 
-/** Waits (bounded) until `check` holds, for what the background worker does on its own. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Records an event the way business code does: recordEvent inside a store transaction. */
 export async function record(server: TestServer, platformId: string, type: string, objectId: string, data: unknown, environment: 'sandbox' | 'production' = 'sandbox'): Promise<string> {
   const ctx = server.app.services.ctx;
