@@ -41,7 +41,14 @@ function call(t: Target, method: string, path: string, body?: unknown): Promise<
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method, agent, headers: { authorization: t.auth, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+      {
+        method,
+        agent,
+        headers: {
+          authorization: t.auth,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -86,7 +93,13 @@ async function saturate(op: () => Promise<boolean>, seconds = SECONDS): Promise<
   );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { ops: latencies.length, perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return {
+    ops: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
 }
 
 /** Open loop at a fixed rate: latency as a client sees it when the server is not saturated. */
@@ -110,7 +123,13 @@ async function atRate(op: () => Promise<boolean>, perSecond: number, seconds = S
   }
   await Promise.all(inflight);
   latencies.sort((a, b) => a - b);
-  return { ops: latencies.length, perSecond: latencies.length / ((performance.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return {
+    ops: latencies.length,
+    perSecond: latencies.length / ((performance.now() - started) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
 }
 
 function peakRssMb(pid: number): number {
@@ -119,7 +138,8 @@ function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
-const fmt = (r: Result) => `${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  (${r.ops} ok, ${r.errors} failed)`;
+const fmt = (r: Result) =>
+  `${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  (${r.ops} ok, ${r.errors} failed)`;
 
 async function benchEngine(label: string, env: Record<string, string>): Promise<void> {
   const config = loadConfig(env);
@@ -129,21 +149,47 @@ async function benchEngine(label: string, env: Record<string, string>): Promise<
   // One payer per client, so the runs measure the service rather than one hot account row.
   const payers: Array<{ accountId: string; destination: string; eurDestination: string }> = [];
   for (let i = 0; i < CONCURRENCY; i++) {
-    const customer = await services.customers.create(scope, { customerType: 'INDIVIDUAL', platformCustomerId: `bench-${i}` });
-    const usd = (await services.internalAccounts.listCustomerAccounts(scope, { customerId: customer.id, currency: 'USD' }, { limit: 1, order: 'asc' })).data[0]!;
+    const customer = await services.customers.create(scope, {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: `bench-${i}`,
+    });
+    const usd = (
+      await services.internalAccounts.listCustomerAccounts(
+        scope,
+        { customerId: customer.id, currency: 'USD' },
+        { limit: 1, order: 'asc' },
+      )
+    ).data[0]!;
     await services.internalAccounts.fundSandbox(scope, usd.id, 100_000_000_000);
-    const destination = await services.externalAccounts.create(scope, { ...(BUILD.USD_ACCOUNT('000') as any), customerId: customer.id });
-    const eurDestination = await services.externalAccounts.create(scope, { ...(BUILD.EUR_ACCOUNT('000') as any), customerId: customer.id });
+    const destination = await services.externalAccounts.create(scope, {
+      ...(BUILD.USD_ACCOUNT('000') as any),
+      customerId: customer.id,
+    });
+    const eurDestination = await services.externalAccounts.create(scope, {
+      ...(BUILD.EUR_ACCOUNT('000') as any),
+      customerId: customer.id,
+    });
     payers.push({ accountId: usd.id, destination: destination.id, eurDestination: eurDestination.id });
   }
   await store.close();
 
   const server = await spawnServer({ ...env, JOB_POLL_MS: '50' });
-  const target: Target = { baseUrl: server.baseUrl, auth: `Basic ${Buffer.from(`${platform.sandbox.tokenId}:${platform.sandbox.clientSecret}`).toString('base64')}` };
+  const target: Target = {
+    baseUrl: server.baseUrl,
+    auth: `Basic ${Buffer.from(`${platform.sandbox.tokenId}:${platform.sandbox.clientSecret}`).toString('base64')}`,
+  };
   let next = 0;
   const transferOut = async () => {
     const payer = payers[next++ % payers.length]!;
-    return (await call(target, 'POST', '/transfer-out', { source: { accountId: payer.accountId }, destination: { accountId: payer.destination }, amount: 1 })).status === 201;
+    return (
+      (
+        await call(target, 'POST', '/transfer-out', {
+          source: { accountId: payer.accountId },
+          destination: { accountId: payer.destination },
+          amount: 1,
+        })
+      ).status === 201
+    );
   };
   const quoteAndExecute = async () => {
     const payer = payers[next++ % payers.length]!;
@@ -169,7 +215,11 @@ async function benchEngine(label: string, env: Record<string, string>): Promise<
   let k = 0;
   const ceiling = await saturate(async () => {
     const payer = payers[k++ % payers.length]!;
-    const r = await direct.services.transfers.transferOut(scope, { source: { accountId: payer.accountId }, destination: { accountId: payer.destination }, amount: 1 });
+    const r = await direct.services.transfers.transferOut(scope, {
+      source: { accountId: payer.accountId },
+      destination: { accountId: payer.destination },
+      amount: 1,
+    });
     return r.status === 201;
   });
   await direct.store.close();
@@ -178,7 +228,9 @@ async function benchEngine(label: string, env: Record<string, string>): Promise<
   console.log(`  transfer-out, saturated      ${fmt(transfers)}`);
   console.log(`  transfer-out, at half peak   ${fmt(half)}`);
   console.log(`  quote + execute, saturated   ${fmt(flows)}`);
-  console.log(`  transfer-out without HTTP    ${fmt(ceiling)}   (HTTP reaches ${((100 * transfers.perSecond) / ceiling.perSecond).toFixed(0)} % of it)`);
+  console.log(
+    `  transfer-out without HTTP    ${fmt(ceiling)}   (HTTP reaches ${((100 * transfers.perSecond) / ceiling.perSecond).toFixed(0)} % of it)`,
+  );
   console.log(`  server peak RSS              ${rss.toFixed(0)} MB`);
 }
 
@@ -196,7 +248,12 @@ async function main(): Promise<void> {
       const url = new URL(serverUrl);
       url.pathname = `/${name}`;
       try {
-        await benchEngine('PostgreSQL', { DATA_DIR: join(dataDir, 'pg'), SECRET_KEY: secret, LOG_LEVEL: 'warn', DATABASE_URL: url.toString() });
+        await benchEngine('PostgreSQL', {
+          DATA_DIR: join(dataDir, 'pg'),
+          SECRET_KEY: secret,
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: url.toString(),
+        });
       } finally {
         await admin.query(`drop database if exists ${name} with (force)`);
         await admin.end();

@@ -33,9 +33,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 
 let failed = 0;
 for (let round = 1; round <= rounds && !failed; round++) {
-  process.stdout.write(`\n##### stress round ${round} of ${rounds}, ${burnerCount} busy processes beside the suite #####\n`);
+  process.stdout.write(
+    `\n##### stress round ${round} of ${rounds}, ${burnerCount} busy processes beside the suite #####\n`,
+  );
   const started = Date.now();
   failed = spawnSync(process.execPath, ['scripts/test.mjs', ...positionals], { stdio: 'inherit' }).status ?? 1;
-  process.stdout.write(`##### round ${round}: ${failed ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s #####\n`);
+  process.stdout.write(
+    `##### round ${round}: ${failed ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s #####\n`,
+  );
 }
 process.exit(failed);

@@ -35,6 +35,7 @@ function run(label, env) {
 }
 
 let failed = run('SQLite', { TEST_DATABASE_URL: '' });
-if (process.env.TEST_DATABASE_URL) failed = run(`PostgreSQL (${process.env.TEST_DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, {}) || failed;
+if (process.env.TEST_DATABASE_URL)
+  failed = run(`PostgreSQL (${process.env.TEST_DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, {}) || failed;
 else process.stdout.write('\nTEST_DATABASE_URL is not set: the PostgreSQL run was skipped.\n');
 process.exit(failed);

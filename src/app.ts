@@ -32,21 +32,30 @@ export function makeLogger(config: Config): Logger {
   return pino({
     level: config.logLevel,
     // Credentials never reach the logs, whatever a serializer later decides to include.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.secret', '*.privateKey'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.secret', '*.privateKey'],
+      censor: '[redacted]',
+    },
   });
 }
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
 export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
   const metrics = makeMetrics(ctx.store);
-  const worker = new JobWorker(ctx.store, ctx.clock, log, {
-    pollMs: ctx.config.jobPollMs,
-    // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
-    leaseMs: 60_000,
-    batchSize: 20,
-    maxAttempts: 10,
-    scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
-  }, metrics.jobs);
+  const worker = new JobWorker(
+    ctx.store,
+    ctx.clock,
+    log,
+    {
+      pollMs: ctx.config.jobPollMs,
+      // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
+      leaseMs: 60_000,
+      batchSize: 20,
+      maxAttempts: 10,
+      scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
+    },
+    metrics.jobs,
+  );
   const customers = makeCustomerService(ctx);
   const externalAccounts = makeExternalAccountService(ctx, customers);
   const transactions = makeTransactionService(ctx, worker);
@@ -107,8 +116,16 @@ export interface AppOptions {
 }
 
 /** Opens the database and brings its schema up to date: what the server and every CLI command start with. */
-export async function openServices(config: Config, clock: Clock = systemClock, random: () => number = Math.random): Promise<{ store: Store; services: Services }> {
-  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize });
+export async function openServices(
+  config: Config,
+  clock: Clock = systemClock,
+  random: () => number = Math.random,
+): Promise<{ store: Store; services: Services }> {
+  const store = openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+  });
   try {
     await migrate(store);
   } catch (err) {

@@ -87,7 +87,11 @@ async function main(argv: string[]): Promise<number> {
       const { store, services } = await openServices(config);
       try {
         const created = await createPlatform(services.ctx, values.name);
-        process.stdout.write(values.json ? JSON.stringify(created) + '\n' : `platform ${created.platformId}\n${JSON.stringify(created, null, 2)}\n`);
+        process.stdout.write(
+          values.json
+            ? JSON.stringify(created) + '\n'
+            : `platform ${created.platformId}\n${JSON.stringify(created, null, 2)}\n`,
+        );
       } finally {
         await store.close();
       }
@@ -97,7 +101,13 @@ async function main(argv: string[]): Promise<number> {
       if (sub !== 'create') fail('expected: tokens create --platform ID --env sandbox|production --name NAME');
       const { values } = parseArgs({
         args: rest,
-        options: { platform: { type: 'string' }, env: { type: 'string' }, name: { type: 'string' }, permissions: { type: 'string' }, json: { type: 'boolean' } },
+        options: {
+          platform: { type: 'string' },
+          env: { type: 'string' },
+          name: { type: 'string' },
+          permissions: { type: 'string' },
+          json: { type: 'boolean' },
+        },
       });
       if (!values.platform || !values.name) fail('--platform and --name are required');
       if (values.env !== 'sandbox' && values.env !== 'production') fail('--env must be sandbox or production');
@@ -143,13 +153,22 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     case 'transactions': {
-      const { values, positionals } = parseArgs({ args: rest, options: { reason: { type: 'string' } }, allowPositionals: true });
+      const { values, positionals } = parseArgs({
+        args: rest,
+        options: { reason: { type: 'string' } },
+        allowPositionals: true,
+      });
       const [id, ...extra] = positionals;
-      if ((sub !== 'settle' && sub !== 'fail') || !id || extra.length > 0) fail('expected: transactions settle ID | transactions fail ID [--reason REASON]');
+      if ((sub !== 'settle' && sub !== 'fail') || !id || extra.length > 0)
+        fail('expected: transactions settle ID | transactions fail ID [--reason REASON]');
       if (sub === 'settle' && values.reason) fail('--reason goes with fail');
       const { store, services } = await openServices(config);
       try {
-        const tx = await services.transactions.resolveManually(id, sub === 'settle' ? 'COMPLETE' : 'FAIL', values.reason);
+        const tx = await services.transactions.resolveManually(
+          id,
+          sub === 'settle' ? 'COMPLETE' : 'FAIL',
+          values.reason,
+        );
         process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
         return 0;
       } finally {

@@ -32,7 +32,11 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 
 export function digits(min: number, max = min): FieldRule {
   const re = new RegExp(`^[0-9]{${min},${max}}$`);
-  return { rule: min === max ? `digits:${min}` : `digits:${min}-${max}`, expect: min === max ? `exactly ${min} digits` : `${min} to ${max} digits`, test: (v) => isString(v) && re.test(v) };
+  return {
+    rule: min === max ? `digits:${min}` : `digits:${min}-${max}`,
+    expect: min === max ? `exactly ${min} digits` : `${min} to ${max} digits`,
+    test: (v) => isString(v) && re.test(v),
+  };
 }
 
 function pattern(re: RegExp, rule: string, expect: string, maxLength = 255): FieldRule {
@@ -40,7 +44,11 @@ function pattern(re: RegExp, rule: string, expect: string, maxLength = 255): Fie
 }
 
 function text(min: number, max: number): FieldRule {
-  return { rule: `length:${min}-${max}`, expect: `a string of ${min} to ${max} characters`, test: (v) => isString(v) && v.trim().length >= min && v.length <= max };
+  return {
+    rule: `length:${min}-${max}`,
+    expect: `a string of ${min} to ${max} characters`,
+    test: (v) => isString(v) && v.trim().length >= min && v.length <= max,
+  };
 }
 
 function oneOf(values: readonly string[], rule = 'enum'): FieldRule {
@@ -49,7 +57,11 @@ function oneOf(values: readonly string[], rule = 'enum'): FieldRule {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9][0-9]{1,14}$/;
-const BIC = pattern(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'bic', 'a BIC (8 or 11 characters: bank, country, location, optional branch)');
+const BIC = pattern(
+  /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/,
+  'bic',
+  'a BIC (8 or 11 characters: bank, country, location, optional branch)',
+);
 const BANK_NAME = text(1, 255);
 const CATEGORY = oneOf(['CHECKING', 'SAVINGS'], 'accountCategory');
 const US_ACCOUNT_NUMBER = digits(4, 17);
@@ -69,11 +81,19 @@ export function isIban(value: unknown): boolean {
   return remainder === 1;
 }
 
-const IBAN: FieldRule = { rule: 'iban', expect: 'an IBAN (country, 2 check digits, 11 to 30 letters or digits) with valid check digits', test: isIban };
+const IBAN: FieldRule = {
+  rule: 'iban',
+  expect: 'an IBAN (country, 2 check digits, 11 to 30 letters or digits) with valid check digits',
+  test: isIban,
+};
 
 /** Mobile money: the country's calling code, then exactly 9 digits (specification, Limits). */
 function mobilePhone(callingCode: string): FieldRule {
-  return pattern(new RegExp(`^\\+${callingCode}[0-9]{9}$`), `phone:+${callingCode}`, `+${callingCode} followed by exactly 9 digits`);
+  return pattern(
+    new RegExp(`^\\+${callingCode}[0-9]{9}$`),
+    `phone:+${callingCode}`,
+    `+${callingCode} followed by exactly 9 digits`,
+  );
 }
 
 const PIX_KEY = text(1, 77);
@@ -134,15 +154,31 @@ function pixKeyMatchesType(info: Readonly<Record<string, unknown>>) {
     RANDOM: [/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'a random key (UUID)'],
   };
   const [re, expect] = forms[info.pixKeyType as (typeof PIX_KEY_TYPES)[number]];
-  return re.test(key) ? undefined : { field: 'accountInfo.pixKey', rule: `pixKey:${String(info.pixKeyType)}`, message: `accountInfo.pixKey must be ${expect} for pixKeyType ${String(info.pixKeyType)}` };
+  return re.test(key)
+    ? undefined
+    : {
+        field: 'accountInfo.pixKey',
+        rule: `pixKey:${String(info.pixKeyType)}`,
+        message: `accountInfo.pixKey must be ${expect} for pixKeyType ${String(info.pixKeyType)}`,
+      };
 }
 
 const US_FIELDS = { accountNumber: US_ACCOUNT_NUMBER, routingNumber: ROUTING };
 const MOBILE = (callingCode: string, providers: readonly string[]) =>
-  ({ required: { phoneNumber: mobilePhone(callingCode), provider: oneOf(providers, 'provider') }, optional: {}, primary: 'phoneNumber', paymentRails: RAILS.MOBILE, beneficiary: 'current' }) as const;
+  ({
+    required: { phoneNumber: mobilePhone(callingCode), provider: oneOf(providers, 'provider') },
+    optional: {},
+    primary: 'phoneNumber',
+    paymentRails: RAILS.MOBILE,
+    beneficiary: 'current',
+  }) as const;
 
 const ETH_ADDRESS = pattern(/^0x[0-9a-fA-F]{40}$/, 'evmAddress', '0x followed by 40 hexadecimal digits');
-const onChainWallet = (currencies: readonly string[], address: FieldRule, cryptoNetworks: readonly string[]): AccountTypeRule => ({
+const onChainWallet = (
+  currencies: readonly string[],
+  address: FieldRule,
+  cryptoNetworks: readonly string[],
+): AccountTypeRule => ({
   currencies,
   required: { address },
   optional: {},
@@ -166,41 +202,176 @@ const LIGHTNING: AccountTypeRule = {
 
 export const ACCOUNT_TYPES = {
   // --- US dollars. The specification's 4–17 digit account number binds for both names: it is the same account.
-  US_ACCOUNT: { currencies: ['USD'], aliasOf: 'USD_ACCOUNT', required: { ...US_FIELDS, accountCategory: CATEGORY }, optional: { bankName: BANK_NAME }, primary: 'accountNumber', paymentRails: RAILS.USD, beneficiary: 'legacy' },
-  USD_ACCOUNT: { currencies: ['USD'], required: US_FIELDS, optional: { accountCategory: CATEGORY, bankName: BANK_NAME, reference: text(1, 255) }, primary: 'accountNumber', paymentRails: RAILS.USD, beneficiary: 'current' },
+  US_ACCOUNT: {
+    currencies: ['USD'],
+    aliasOf: 'USD_ACCOUNT',
+    required: { ...US_FIELDS, accountCategory: CATEGORY },
+    optional: { bankName: BANK_NAME },
+    primary: 'accountNumber',
+    paymentRails: RAILS.USD,
+    beneficiary: 'legacy',
+  },
+  USD_ACCOUNT: {
+    currencies: ['USD'],
+    required: US_FIELDS,
+    optional: { accountCategory: CATEGORY, bankName: BANK_NAME, reference: text(1, 255) },
+    primary: 'accountNumber',
+    paymentRails: RAILS.USD,
+    beneficiary: 'current',
+  },
   // --- Mexico
-  CLABE: { currencies: ['MXN'], aliasOf: 'MXN_ACCOUNT', required: { clabeNumber: digits(18) }, optional: { bankName: BANK_NAME }, primary: 'clabeNumber', paymentRails: RAILS.MXN, beneficiary: 'legacy' },
-  MXN_ACCOUNT: { currencies: ['MXN'], required: { clabeNumber: digits(18) }, optional: { bankName: BANK_NAME }, primary: 'clabeNumber', paymentRails: RAILS.MXN, beneficiary: 'current' },
+  CLABE: {
+    currencies: ['MXN'],
+    aliasOf: 'MXN_ACCOUNT',
+    required: { clabeNumber: digits(18) },
+    optional: { bankName: BANK_NAME },
+    primary: 'clabeNumber',
+    paymentRails: RAILS.MXN,
+    beneficiary: 'legacy',
+  },
+  MXN_ACCOUNT: {
+    currencies: ['MXN'],
+    required: { clabeNumber: digits(18) },
+    optional: { bankName: BANK_NAME },
+    primary: 'clabeNumber',
+    paymentRails: RAILS.MXN,
+    beneficiary: 'current',
+  },
   // --- Brazil
-  PIX: { currencies: ['BRL'], aliasOf: 'BRL_ACCOUNT', required: { pixKey: PIX_KEY, pixKeyType: oneOf(PIX_KEY_TYPES, 'pixKeyType') }, optional: { bankName: BANK_NAME, taxId: TAX_ID_BR }, primary: 'pixKey', paymentRails: RAILS.BRL, beneficiary: 'legacy', crossCheck: pixKeyMatchesType },
-  BRL_ACCOUNT: { currencies: ['BRL'], required: { pixKey: PIX_KEY, pixKeyType: oneOf(PIX_KEY_TYPES, 'pixKeyType'), taxId: TAX_ID_BR }, optional: { bankName: BANK_NAME }, primary: 'pixKey', paymentRails: RAILS.BRL, beneficiary: 'current', crossCheck: pixKeyMatchesType },
+  PIX: {
+    currencies: ['BRL'],
+    aliasOf: 'BRL_ACCOUNT',
+    required: { pixKey: PIX_KEY, pixKeyType: oneOf(PIX_KEY_TYPES, 'pixKeyType') },
+    optional: { bankName: BANK_NAME, taxId: TAX_ID_BR },
+    primary: 'pixKey',
+    paymentRails: RAILS.BRL,
+    beneficiary: 'legacy',
+    crossCheck: pixKeyMatchesType,
+  },
+  BRL_ACCOUNT: {
+    currencies: ['BRL'],
+    required: { pixKey: PIX_KEY, pixKeyType: oneOf(PIX_KEY_TYPES, 'pixKeyType'), taxId: TAX_ID_BR },
+    optional: { bankName: BANK_NAME },
+    primary: 'pixKey',
+    paymentRails: RAILS.BRL,
+    beneficiary: 'current',
+    crossCheck: pixKeyMatchesType,
+  },
   // --- Euro. Legacy IBAN requires swiftBic; the current name has an optional swiftCode; IBAN_ACCOUNT (guides) takes iban alone.
-  IBAN: { currencies: ['EUR'], aliasOf: 'EUR_ACCOUNT', required: { iban: IBAN, swiftBic: BIC }, optional: { bankName: BANK_NAME }, primary: 'iban', paymentRails: RAILS.EUR, beneficiary: 'legacy' },
-  IBAN_ACCOUNT: { currencies: ['EUR'], aliasOf: 'EUR_ACCOUNT', required: { iban: IBAN }, optional: { swiftBic: BIC, swiftCode: BIC, bankName: BANK_NAME }, primary: 'iban', paymentRails: RAILS.EUR, beneficiary: 'legacy' },
-  EUR_ACCOUNT: { currencies: ['EUR'], required: { iban: IBAN }, optional: { swiftCode: BIC, bankName: BANK_NAME }, primary: 'iban', paymentRails: RAILS.EUR, beneficiary: 'current', individualNeeds: ['address'] },
+  IBAN: {
+    currencies: ['EUR'],
+    aliasOf: 'EUR_ACCOUNT',
+    required: { iban: IBAN, swiftBic: BIC },
+    optional: { bankName: BANK_NAME },
+    primary: 'iban',
+    paymentRails: RAILS.EUR,
+    beneficiary: 'legacy',
+  },
+  IBAN_ACCOUNT: {
+    currencies: ['EUR'],
+    aliasOf: 'EUR_ACCOUNT',
+    required: { iban: IBAN },
+    optional: { swiftBic: BIC, swiftCode: BIC, bankName: BANK_NAME },
+    primary: 'iban',
+    paymentRails: RAILS.EUR,
+    beneficiary: 'legacy',
+  },
+  EUR_ACCOUNT: {
+    currencies: ['EUR'],
+    required: { iban: IBAN },
+    optional: { swiftCode: BIC, bankName: BANK_NAME },
+    primary: 'iban',
+    paymentRails: RAILS.EUR,
+    beneficiary: 'current',
+    individualNeeds: ['address'],
+  },
   // --- India
-  UPI: { currencies: ['INR'], aliasOf: 'INR_ACCOUNT', required: { vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)') }, optional: {}, primary: 'vpa', paymentRails: RAILS.INR, beneficiary: 'legacy' },
-  INR_ACCOUNT: { currencies: ['INR'], required: { vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)') }, optional: {}, primary: 'vpa', paymentRails: RAILS.INR, beneficiary: 'current' },
+  UPI: {
+    currencies: ['INR'],
+    aliasOf: 'INR_ACCOUNT',
+    required: { vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)') },
+    optional: {},
+    primary: 'vpa',
+    paymentRails: RAILS.INR,
+    beneficiary: 'legacy',
+  },
+  INR_ACCOUNT: {
+    currencies: ['INR'],
+    required: { vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)') },
+    optional: {},
+    primary: 'vpa',
+    paymentRails: RAILS.INR,
+    beneficiary: 'current',
+  },
   // --- Nigeria, South Africa, Canada (specification rules)
-  NGN_ACCOUNT: { currencies: ['NGN'], required: { accountNumber: digits(10), bankName: BANK_NAME }, optional: {}, primary: 'accountNumber', paymentRails: RAILS.BANK, beneficiary: 'current' },
-  ZAR_ACCOUNT: { currencies: ['ZAR'], required: { accountNumber: digits(9, 13), bankName: BANK_NAME }, optional: {}, primary: 'accountNumber', paymentRails: RAILS.BANK, beneficiary: 'current' },
-  CAD_ACCOUNT: { currencies: ['CAD'], required: { bankCode: digits(3), branchCode: digits(5), accountNumber: digits(7, 12) }, optional: { bankName: BANK_NAME }, primary: 'accountNumber', paymentRails: RAILS.BANK, beneficiary: 'current' },
+  NGN_ACCOUNT: {
+    currencies: ['NGN'],
+    required: { accountNumber: digits(10), bankName: BANK_NAME },
+    optional: {},
+    primary: 'accountNumber',
+    paymentRails: RAILS.BANK,
+    beneficiary: 'current',
+  },
+  ZAR_ACCOUNT: {
+    currencies: ['ZAR'],
+    required: { accountNumber: digits(9, 13), bankName: BANK_NAME },
+    optional: {},
+    primary: 'accountNumber',
+    paymentRails: RAILS.BANK,
+    beneficiary: 'current',
+  },
+  CAD_ACCOUNT: {
+    currencies: ['CAD'],
+    required: { bankCode: digits(3), branchCode: digits(5), accountNumber: digits(7, 12) },
+    optional: { bankName: BANK_NAME },
+    primary: 'accountNumber',
+    paymentRails: RAILS.BANK,
+    beneficiary: 'current',
+  },
   // --- Mobile money (specification: calling code + 9 digits, listed providers only)
   KES_ACCOUNT: { currencies: ['KES'], ...MOBILE('254', ['M-PESA']) },
   TZS_ACCOUNT: { currencies: ['TZS'], ...MOBILE('255', ['AIRTEL', 'VODACOM']) },
   ZMW_ACCOUNT: { currencies: ['ZMW'], ...MOBILE('260', ['TNM', 'AIRTEL', 'ZAMTEL', 'MTN']) },
   RWF_ACCOUNT: { currencies: ['RWF'], ...MOBILE('250', ['MTN', 'AIRTEL']) },
   // --- United Kingdom (reference rules; the specification shows the name only)
-  GBP_ACCOUNT: { currencies: ['GBP'], required: { sortCode: digits(6), accountNumber: digits(8) }, optional: { bankName: BANK_NAME }, primary: 'accountNumber', paymentRails: RAILS.GBP, beneficiary: 'current' },
+  GBP_ACCOUNT: {
+    currencies: ['GBP'],
+    required: { sortCode: digits(6), accountNumber: digits(8) },
+    optional: { bankName: BANK_NAME },
+    primary: 'accountNumber',
+    paymentRails: RAILS.GBP,
+    beneficiary: 'current',
+  },
   // --- Bitcoin. Spark addresses are bech32m-style (hrp, "1", data); the data part is not checksummed here
   // so sandbox addresses can end in the digit suffixes that pick outcomes.
-  SPARK_WALLET: { currencies: ['BTC'], required: { address: pattern(/^(spark|sparkrt|sparkt|sp|sprt|spt)1[0-9a-z]{10,250}$/, 'sparkAddress', 'a Spark address (spark1…)') }, optional: {}, primary: 'address', paymentRails: RAILS.NONE, beneficiary: 'none' },
+  SPARK_WALLET: {
+    currencies: ['BTC'],
+    required: {
+      address: pattern(
+        /^(spark|sparkrt|sparkt|sp|sprt|spt)1[0-9a-z]{10,250}$/,
+        'sparkAddress',
+        'a Spark address (spark1…)',
+      ),
+    },
+    optional: {},
+    primary: 'address',
+    paymentRails: RAILS.NONE,
+    beneficiary: 'none',
+  },
   LIGHTNING,
   LIGHTNING_ACCOUNT: { ...LIGHTNING, aliasOf: 'LIGHTNING' },
   // --- Stablecoin wallets (reference). Their currencies (USDC, USDT) are not ones this service holds, so
   // a well-formed request still ends in a 400 naming the unsupported currency (see validateExternalAccount).
-  SOLANA_WALLET: onChainWallet(['USDC', 'USDT'], pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'base58Address', 'a base58 Solana address (32 to 44 characters)'), ['SOLANA_MAINNET', 'SOLANA_DEVNET']),
-  TRON_WALLET: onChainWallet(['USDT'], pattern(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, 'tronAddress', 'a Tron address (T followed by 33 base58 characters)'), ['TRON_MAINNET']),
+  SOLANA_WALLET: onChainWallet(
+    ['USDC', 'USDT'],
+    pattern(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'base58Address', 'a base58 Solana address (32 to 44 characters)'),
+    ['SOLANA_MAINNET', 'SOLANA_DEVNET'],
+  ),
+  TRON_WALLET: onChainWallet(
+    ['USDT'],
+    pattern(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, 'tronAddress', 'a Tron address (T followed by 33 base58 characters)'),
+    ['TRON_MAINNET'],
+  ),
   POLYGON_WALLET: onChainWallet(['USDC'], ETH_ADDRESS, ['POLYGON_MAINNET']),
   BASE_WALLET: onChainWallet(['USDC'], ETH_ADDRESS, ['BASE_MAINNET']),
   ETHEREUM_WALLET: onChainWallet(['USDC'], ETH_ADDRESS, ['ETHEREUM_MAINNET']),
@@ -210,11 +381,15 @@ export type AccountType = keyof typeof ACCOUNT_TYPES;
 export const ACCOUNT_TYPE_NAMES = Object.keys(ACCOUNT_TYPES) as AccountType[];
 
 export function accountTypeRule(accountType: string): AccountTypeRule | undefined {
-  return Object.hasOwn(ACCOUNT_TYPES, accountType) ? (ACCOUNT_TYPES as Record<string, AccountTypeRule>)[accountType] : undefined;
+  return Object.hasOwn(ACCOUNT_TYPES, accountType)
+    ? (ACCOUNT_TYPES as Record<string, AccountTypeRule>)[accountType]
+    : undefined;
 }
 
 /** Every cryptoNetwork value any wallet type accepts. */
-export const CRYPTO_NETWORKS: readonly string[] = [...new Set(ACCOUNT_TYPE_NAMES.flatMap((t) => (ACCOUNT_TYPES[t] as AccountTypeRule).cryptoNetworks ?? []))];
+export const CRYPTO_NETWORKS: readonly string[] = [
+  ...new Set(ACCOUNT_TYPE_NAMES.flatMap((t) => (ACCOUNT_TYPES[t] as AccountTypeRule).cryptoNetworks ?? [])),
+];
 
 // ---------------------------------------------------------------------------------------------------
 // Sandbox suffix.
@@ -243,19 +418,45 @@ const ADDRESS_FIELDS: Record<string, { required: boolean; rule: FieldRule }> = {
   city: { required: false, rule: text(1, 255) },
   state: { required: false, rule: text(1, 255) },
   postalCode: { required: true, rule: text(1, 32) },
-  country: { required: true, rule: { rule: 'country', expect: 'an ISO 3166-1 alpha-2 country code', test: (v) => isString(v) && isCountryCode(v) } },
+  country: {
+    required: true,
+    rule: {
+      rule: 'country',
+      expect: 'an ISO 3166-1 alpha-2 country code',
+      test: (v) => isString(v) && isCountryCode(v),
+    },
+  },
 };
 
 const COUNTRY: FieldRule = ADDRESS_FIELDS.country!.rule;
-const DATE: FieldRule = { rule: 'date', expect: 'a real calendar date written YYYY-MM-DD', test: (v) => isString(v) && isCalendarDate(v) };
+const DATE: FieldRule = {
+  rule: 'date',
+  expect: 'a real calendar date written YYYY-MM-DD',
+  test: (v) => isString(v) && isCalendarDate(v),
+};
 const CONTACT = {
   email: pattern(EMAIL, 'email', 'an e-mail address'),
   phoneNumber: pattern(E164, 'e164', 'a phone number in E.164 form (+ then up to 15 digits)'),
   countryOfResidence: COUNTRY,
 };
-const INDIVIDUAL_FIELDS: Record<string, FieldRule> = { fullName: text(1, 255), birthDate: DATE, nationality: COUNTRY, registrationNumber: text(1, 255), ...CONTACT };
-const BUSINESS_FIELDS: Record<string, FieldRule> = { legalName: text(1, 255), taxId: text(1, 255), registrationNumber: text(1, 255), ...CONTACT };
-const BUSINESS_INFO_FIELDS: Record<string, FieldRule> = { legalName: text(1, 255), taxId: text(1, 255), registrationNumber: text(1, 255) };
+const INDIVIDUAL_FIELDS: Record<string, FieldRule> = {
+  fullName: text(1, 255),
+  birthDate: DATE,
+  nationality: COUNTRY,
+  registrationNumber: text(1, 255),
+  ...CONTACT,
+};
+const BUSINESS_FIELDS: Record<string, FieldRule> = {
+  legalName: text(1, 255),
+  taxId: text(1, 255),
+  registrationNumber: text(1, 255),
+  ...CONTACT,
+};
+const BUSINESS_INFO_FIELDS: Record<string, FieldRule> = {
+  legalName: text(1, 255),
+  taxId: text(1, 255),
+  registrationNumber: text(1, 255),
+};
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -270,7 +471,12 @@ function requireField(path: string, value: unknown): void {
 }
 
 /** Checks every given field of `obj` against `rules`, refusing fields the object does not take. */
-function checkFields(prefix: string, obj: Record<string, unknown>, rules: Record<string, FieldRule>, nested: Record<string, (path: string, v: unknown) => void> = {}): void {
+function checkFields(
+  prefix: string,
+  obj: Record<string, unknown>,
+  rules: Record<string, FieldRule>,
+  nested: Record<string, (path: string, v: unknown) => void> = {},
+): void {
   for (const [key, value] of Object.entries(obj)) {
     const path = `${prefix}.${key}`;
     if (nested[key]) nested[key](path, value);
@@ -281,7 +487,8 @@ function checkFields(prefix: string, obj: Record<string, unknown>, rules: Record
 
 function checkAddress(path: string, value: unknown): void {
   if (!isObject(value)) throw invalidInput(path, `${path} must be an object`, 'type');
-  for (const [key, spec] of Object.entries(ADDRESS_FIELDS)) if (spec.required) requireField(`${path}.${key}`, value[key]);
+  for (const [key, spec] of Object.entries(ADDRESS_FIELDS))
+    if (spec.required) requireField(`${path}.${key}`, value[key]);
   checkFields(path, value, Object.fromEntries(Object.entries(ADDRESS_FIELDS).map(([k, s]) => [k, s.rule])));
 }
 
@@ -290,17 +497,25 @@ function checkAddress(path: string, value: unknown): void {
  * with the account holder's. A missing beneficiaryType is inferred (business fields → BUSINESS), so the
  * response always carries it.
  */
-function validateBeneficiary(value: unknown, rule: AccountTypeRule): { beneficiary: Record<string, unknown>; name: string } {
+function validateBeneficiary(
+  value: unknown,
+  rule: AccountTypeRule,
+): { beneficiary: Record<string, unknown>; name: string } {
   const path = 'accountInfo.beneficiary';
   if (!isObject(value)) throw invalidInput(path, `${path} must be an object`, 'type');
   const given = value.beneficiaryType;
   const inferred = value.legalName !== undefined || value.businessInfo !== undefined ? 'BUSINESS' : 'INDIVIDUAL';
   const type = given ?? inferred;
-  if (!BENEFICIARY_TYPES.includes(type as BeneficiaryType)) throw invalidInput(`${path}.beneficiaryType`, `${path}.beneficiaryType must be INDIVIDUAL or BUSINESS`, 'enum');
+  if (!BENEFICIARY_TYPES.includes(type as BeneficiaryType))
+    throw invalidInput(`${path}.beneficiaryType`, `${path}.beneficiaryType must be INDIVIDUAL or BUSINESS`, 'enum');
   const { beneficiaryType: _ignored, ...fields } = value;
   const address = { address: checkAddress };
   if (type === 'INDIVIDUAL') {
-    const needed = ['fullName', ...(rule.beneficiary === 'legacy' ? ['birthDate', 'nationality'] : []), ...(rule.individualNeeds ?? [])];
+    const needed = [
+      'fullName',
+      ...(rule.beneficiary === 'legacy' ? ['birthDate', 'nationality'] : []),
+      ...(rule.individualNeeds ?? []),
+    ];
     for (const key of needed) requireField(`${path}.${key}`, fields[key]);
     checkFields(path, fields, INDIVIDUAL_FIELDS, address);
     return { beneficiary: { beneficiaryType: type, ...fields }, name: String(fields.fullName) };
@@ -355,20 +570,43 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
   const rule = isString(accountType) ? accountTypeRule(accountType) : undefined;
   if (!rule) {
     const cur = isString(accountType) ? /^([A-Z]{3})_ACCOUNT$/.exec(accountType)?.[1] : undefined;
-    const why = cur && !isSupportedCurrency(cur) ? ` (${cur} is not a currency this service supports: ${CURRENCY_CODES.join(', ')})` : '';
-    throw invalidInput('accountInfo.accountType', `accountInfo.accountType ${String(accountType)} is not supported${why}; use one of ${ACCOUNT_TYPE_NAMES.join(', ')}`, 'accountType');
+    const why =
+      cur && !isSupportedCurrency(cur)
+        ? ` (${cur} is not a currency this service supports: ${CURRENCY_CODES.join(', ')})`
+        : '';
+    throw invalidInput(
+      'accountInfo.accountType',
+      `accountInfo.accountType ${String(accountType)} is not supported${why}; use one of ${ACCOUNT_TYPE_NAMES.join(', ')}`,
+      'accountType',
+    );
   }
   if (!rule.currencies.includes(input.currency)) {
-    throw invalidInput('currency', `currency must be ${rule.currencies.join(' or ')} for accountType ${accountType}`, 'accountTypeCurrency');
+    throw invalidInput(
+      'currency',
+      `currency must be ${rule.currencies.join(' or ')} for accountType ${accountType}`,
+      'accountTypeCurrency',
+    );
   }
 
   // platformAccountId is accepted inside accountInfo too (the reference examples put it there) but lives at the top level.
   const { platformAccountId: nestedPlatformId, accountType: _type, beneficiary, paymentRails, ...fields } = accountInfo;
   if (nestedPlatformId !== undefined && !text(1, 255).test(nestedPlatformId)) {
-    throw invalidInput('accountInfo.platformAccountId', 'accountInfo.platformAccountId must be a string of 1 to 255 characters', 'length:1-255');
+    throw invalidInput(
+      'accountInfo.platformAccountId',
+      'accountInfo.platformAccountId must be a string of 1 to 255 characters',
+      'length:1-255',
+    );
   }
-  if (input.platformAccountId !== undefined && nestedPlatformId !== undefined && input.platformAccountId !== nestedPlatformId) {
-    throw invalidInput('accountInfo.platformAccountId', 'platformAccountId is given twice with different values', 'conflict');
+  if (
+    input.platformAccountId !== undefined &&
+    nestedPlatformId !== undefined &&
+    input.platformAccountId !== nestedPlatformId
+  ) {
+    throw invalidInput(
+      'accountInfo.platformAccountId',
+      'platformAccountId is given twice with different values',
+      'conflict',
+    );
   }
 
   for (const key of Object.keys(rule.required)) requireField(`accountInfo.${key}`, fields[key]);
@@ -376,42 +614,75 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
   const primaries = typeof rule.primary === 'string' ? [rule.primary] : rule.primary;
   const given = primaries.filter((k) => fields[k] !== undefined);
   if (given.length !== 1) {
-    throw invalidInput(`accountInfo.${primaries[0]}`, `accountInfo needs exactly one of ${primaries.join(', ')}`, 'exactlyOne');
+    throw invalidInput(
+      `accountInfo.${primaries[0]}`,
+      `accountInfo needs exactly one of ${primaries.join(', ')}`,
+      'exactlyOne',
+    );
   }
   const violation = rule.crossCheck?.(fields);
   if (violation) throw invalidInput(violation.field, violation.message, violation.rule);
 
   if (paymentRails !== undefined) {
-    const ok = Array.isArray(paymentRails) && paymentRails.length > 0 && new Set(paymentRails).size === paymentRails.length;
-    if (!ok) throw invalidInput('accountInfo.paymentRails', 'accountInfo.paymentRails must be a non-empty array without repeats', 'paymentRails');
+    const ok =
+      Array.isArray(paymentRails) && paymentRails.length > 0 && new Set(paymentRails).size === paymentRails.length;
+    if (!ok)
+      throw invalidInput(
+        'accountInfo.paymentRails',
+        'accountInfo.paymentRails must be a non-empty array without repeats',
+        'paymentRails',
+      );
     paymentRails.forEach((rail, i) => {
       if (!rule.paymentRails.includes(rail as string)) {
-        const allowed = rule.paymentRails.length ? `one of ${rule.paymentRails.join(', ')}` : 'absent (this account type takes no payment rails)';
-        throw invalidInput(`accountInfo.paymentRails.${i}`, `accountInfo.paymentRails.${i} must be ${allowed}`, 'paymentRail');
+        const allowed = rule.paymentRails.length
+          ? `one of ${rule.paymentRails.join(', ')}`
+          : 'absent (this account type takes no payment rails)';
+        throw invalidInput(
+          `accountInfo.paymentRails.${i}`,
+          `accountInfo.paymentRails.${i} must be ${allowed}`,
+          'paymentRail',
+        );
       }
     });
   }
 
   let checked: { beneficiary: Record<string, unknown>; name: string } | undefined;
   if (rule.beneficiary === 'none') {
-    if (beneficiary !== undefined) throw invalidInput('accountInfo.beneficiary', `accountType ${accountType} is a self-custody destination and takes no beneficiary`, 'notApplicable');
+    if (beneficiary !== undefined)
+      throw invalidInput(
+        'accountInfo.beneficiary',
+        `accountType ${accountType} is a self-custody destination and takes no beneficiary`,
+        'notApplicable',
+      );
   } else if (beneficiary !== undefined) {
     checked = validateBeneficiary(beneficiary, rule);
   } else if (owner === 'customer') {
-    throw invalidInput('accountInfo.beneficiary', `accountInfo.beneficiary is required for a customer's ${accountType} account`, 'required');
+    throw invalidInput(
+      'accountInfo.beneficiary',
+      `accountInfo.beneficiary is required for a customer's ${accountType} account`,
+      'required',
+    );
   }
 
   if (rule.cryptoNetworks) {
     requireField('cryptoNetwork', input.cryptoNetwork);
     check('cryptoNetwork', oneOf(rule.cryptoNetworks, 'cryptoNetwork'), input.cryptoNetwork);
   } else if (input.cryptoNetwork !== undefined) {
-    throw invalidInput('cryptoNetwork', `cryptoNetwork applies only to on-chain wallets, not to ${accountType}`, 'notApplicable');
+    throw invalidInput(
+      'cryptoNetwork',
+      `cryptoNetwork applies only to on-chain wallets, not to ${accountType}`,
+      'notApplicable',
+    );
   }
 
   // Checked last, so a caller learns about malformed fields first and then, for a well-formed wallet in a
   // currency this service cannot hold (USDC, USDT), exactly why it is refused.
   if (!isSupportedCurrency(input.currency)) {
-    throw invalidInput('currency', `${input.currency} is not a currency this service supports (${CURRENCY_CODES.join(', ')}), so ${accountType} accounts in it cannot be created`, 'supportedCurrency');
+    throw invalidInput(
+      'currency',
+      `${input.currency} is not a currency this service supports (${CURRENCY_CODES.join(', ')}), so ${accountType} accounts in it cannot be created`,
+      'supportedCurrency',
+    );
   }
 
   const echoed: Record<string, unknown> = { accountType, ...fields };

@@ -6,7 +6,14 @@
 import { AppError } from './errors.ts';
 import { sandboxSuffix } from './account-types.ts';
 
-export const VERIFICATION_STATUSES = ['MATCHED', 'PARTIAL_MATCH', 'NOT_MATCHED', 'UNSUPPORTED', 'CHECKED_BY_RECEIVING_FI', 'PENDING'] as const;
+export const VERIFICATION_STATUSES = [
+  'MATCHED',
+  'PARTIAL_MATCH',
+  'NOT_MATCHED',
+  'UNSUPPORTED',
+  'CHECKED_BY_RECEIVING_FI',
+  'PENDING',
+] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 export interface Verification {
@@ -22,10 +29,23 @@ export const SANDBOX_VERIFICATION: Readonly<Record<string, Outcome>> = {
   '102': { status: 'NOT_MATCHED' },
   '103': { status: 'PARTIAL_MATCH' },
   '104': { status: 'PENDING' },
-  '105': { error: () => new AppError('INVALID_BANK_ACCOUNT', 'The receiving institution reports this account as invalid (sandbox suffix 105)', { field: 'accountInfo', rule: 'sandbox:105' }) },
+  '105': {
+    error: () =>
+      new AppError(
+        'INVALID_BANK_ACCOUNT',
+        'The receiving institution reports this account as invalid (sandbox suffix 105)',
+        { field: 'accountInfo', rule: 'sandbox:105' },
+      ),
+  },
   '106': { status: 'UNSUPPORTED' },
   '107': { status: 'CHECKED_BY_RECEIVING_FI' },
-  '109': { error: () => new AppError('GRID_SWITCH_ERROR', 'Simulated sandbox API error (sandbox suffix 109); nothing was created, retry with another identifier') },
+  '109': {
+    error: () =>
+      new AppError(
+        'GRID_SWITCH_ERROR',
+        'Simulated sandbox API error (sandbox suffix 109); nothing was created, retry with another identifier',
+      ),
+  },
 };
 
 /** A name that is plainly someone else's; the second one is used if the beneficiary happens to be the first. */
@@ -57,11 +77,16 @@ function railName(status: VerificationStatus, name: string): string | undefined 
  *   the name-free statuses still apply, so every outcome stays testable.
  * - Production: the default connector has no name-check service, so it says so: UNSUPPORTED.
  */
-export function verifyBeneficiary(environment: 'sandbox' | 'production', primaryIdentifier: string, beneficiaryName: string | null): Verification {
+export function verifyBeneficiary(
+  environment: 'sandbox' | 'production',
+  primaryIdentifier: string,
+  beneficiaryName: string | null,
+): Verification {
   if (environment === 'production') return { status: 'UNSUPPORTED' };
   const outcome = SANDBOX_VERIFICATION[sandboxSuffix(primaryIdentifier)] ?? { status: 'MATCHED' };
   if ('error' in outcome) throw outcome.error();
-  const comparesName = outcome.status === 'MATCHED' || outcome.status === 'PARTIAL_MATCH' || outcome.status === 'NOT_MATCHED';
+  const comparesName =
+    outcome.status === 'MATCHED' || outcome.status === 'PARTIAL_MATCH' || outcome.status === 'NOT_MATCHED';
   if (beneficiaryName === null) return { status: comparesName ? 'UNSUPPORTED' : outcome.status };
   const verifiedName = railName(outcome.status, beneficiaryName);
   return verifiedName === undefined ? { status: outcome.status } : { status: outcome.status, verifiedName };

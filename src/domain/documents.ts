@@ -67,7 +67,8 @@ export function parseDocumentFields(raw: Readonly<Record<string, string>>, mode:
     if (!(TEXT_FIELDS as readonly string[]).includes(name) || (mode === 'replace' && name === 'documentHolder')) {
       throw invalidInput(name, `${name} is not a field of this request`, 'unknownField');
     }
-    if (raw[name]!.length > MAX_FIELD_LENGTH) throw invalidInput(name, `${name} is longer than ${MAX_FIELD_LENGTH} characters`, 'maxLength');
+    if (raw[name]!.length > MAX_FIELD_LENGTH)
+      throw invalidInput(name, `${name} is longer than ${MAX_FIELD_LENGTH} characters`, 'maxLength');
   }
   const { documentType, country, documentHolder, side, documentNumber } = raw;
   if (documentType === undefined) throw invalidInput('documentType', 'documentType is required', 'required');
@@ -75,12 +76,15 @@ export function parseDocumentFields(raw: Readonly<Record<string, string>>, mode:
     throw invalidInput('documentType', `documentType must be one of ${DOCUMENT_TYPES.join(', ')}`, 'enum');
   }
   if (country === undefined) throw invalidInput('country', 'country is required', 'required');
-  if (!isCountryCode(country)) throw invalidInput('country', 'country must be an ISO 3166-1 alpha-2 country code', 'country');
+  if (!isCountryCode(country))
+    throw invalidInput('country', 'country must be an ISO 3166-1 alpha-2 country code', 'country');
   if (mode === 'upload' && (documentHolder === undefined || documentHolder === '')) {
     throw invalidInput('documentHolder', 'documentHolder is required (a Customer or BeneficialOwner id)', 'required');
   }
-  if (side !== undefined && !(DOCUMENT_SIDES as readonly string[]).includes(side)) throw invalidInput('side', 'side must be FRONT or BACK', 'enum');
-  if (documentNumber !== undefined && documentNumber.trim() === '') throw invalidInput('documentNumber', 'documentNumber must not be empty', 'minLength');
+  if (side !== undefined && !(DOCUMENT_SIDES as readonly string[]).includes(side))
+    throw invalidInput('side', 'side must be FRONT or BACK', 'enum');
+  if (documentNumber !== undefined && documentNumber.trim() === '')
+    throw invalidInput('documentNumber', 'documentNumber must not be empty', 'minLength');
   const fields: DocumentFields = { documentType: documentType as DocumentType, country };
   if (mode === 'upload') fields.documentHolder = documentHolder;
   if (side !== undefined) fields.side = side as DocumentSide;
@@ -90,6 +94,10 @@ export function parseDocumentFields(raw: Readonly<Record<string, string>>, mode:
 
 /** The original name without any folder part (a browser may send `C:\\fakepath\\scan.pdf`), bounded in length. */
 export function cleanFileName(name: string | undefined): string {
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return (base || 'document').slice(0, MAX_FIELD_LENGTH);
 }

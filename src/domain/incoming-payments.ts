@@ -37,7 +37,11 @@ export type ApprovalDecision =
   | { kind: 'APPROVE'; receiverCustomerInfo?: Record<string, unknown> }
   | { kind: 'AWAIT' }
   | { kind: 'REJECT'; details: FailureDetails }
-  | { kind: 'FAIL'; failureReason: 'MISSING_MANDATORY_PAYEE_DATA' | 'PAYMENT_APPROVAL_WEBHOOK_ERROR'; details: FailureDetails };
+  | {
+      kind: 'FAIL';
+      failureReason: 'MISSING_MANDATORY_PAYEE_DATA' | 'PAYMENT_APPROVAL_WEBHOOK_ERROR';
+      details: FailureDetails;
+    };
 
 type Json = Record<string, unknown>;
 
@@ -58,7 +62,9 @@ function text(value: unknown): string | undefined {
 
 /** The receiverCustomerInfo of an approval, when it is a JSON object; anything else is ignored. */
 export function receiverCustomerInfoOf(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** A rejection's reason, bounded; absent when none (or no text) was given. */
@@ -76,9 +82,20 @@ export function rejectionDetails(reason: unknown): FailureDetails {
  */
 export function decideApproval(answer: WebhookAnswer, environment: Environment): ApprovalDecision {
   if (answer.kind === 'NO_ENDPOINT') {
-    return environment === 'sandbox' ? { kind: 'APPROVE' } : { kind: 'FAIL', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR', details: { error: 'no webhook endpoint configured' } };
+    return environment === 'sandbox'
+      ? { kind: 'APPROVE' }
+      : {
+          kind: 'FAIL',
+          failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+          details: { error: 'no webhook endpoint configured' },
+        };
   }
-  if (answer.kind === 'NO_ANSWER') return { kind: 'FAIL', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR', details: { error: answer.error.slice(0, MAX_TEXT) } };
+  if (answer.kind === 'NO_ANSWER')
+    return {
+      kind: 'FAIL',
+      failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+      details: { error: answer.error.slice(0, MAX_TEXT) },
+    };
   const body = parseObject(answer.body);
   switch (answer.status) {
     case 200: {
@@ -91,11 +108,18 @@ export function decideApproval(answer: WebhookAnswer, environment: Environment):
       return { kind: 'REJECT', details: rejectionDetails(body?.reason ?? body?.message) };
     case 422: {
       const asked = Array.isArray(body?.requiredFields) ? body.requiredFields : [];
-      const requiredFields = asked.filter((f): f is string => typeof f === 'string' && f.length > 0).slice(0, MAX_REQUIRED_FIELDS).map((f) => f.slice(0, MAX_TEXT));
+      const requiredFields = asked
+        .filter((f): f is string => typeof f === 'string' && f.length > 0)
+        .slice(0, MAX_REQUIRED_FIELDS)
+        .map((f) => f.slice(0, MAX_TEXT));
       return { kind: 'FAIL', failureReason: 'MISSING_MANDATORY_PAYEE_DATA', details: { requiredFields } };
     }
     default:
-      return { kind: 'FAIL', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR', details: { responseStatus: answer.status } };
+      return {
+        kind: 'FAIL',
+        failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+        details: { responseStatus: answer.status },
+      };
   }
 }
 
@@ -110,20 +134,40 @@ export interface UmaReceiveInput {
 /** Pure checks of a receive request that need no database; each failure names its field. */
 export function checkReceiveInput(input: UmaReceiveInput): void {
   if (!isUmaAddress(input.senderUmaAddress)) {
-    throw new AppError('INVALID_UMA_ADDRESS', `senderUmaAddress ${JSON.stringify(input.senderUmaAddress)} is not a UMA address ($name@domain)`, { field: 'senderUmaAddress' });
+    throw new AppError(
+      'INVALID_UMA_ADDRESS',
+      `senderUmaAddress ${JSON.stringify(input.senderUmaAddress)} is not a UMA address ($name@domain)`,
+      { field: 'senderUmaAddress' },
+    );
   }
   if (!isSupportedCurrency(input.receivingCurrencyCode)) {
-    throw new AppError('INVALID_CURRENCY', `receivingCurrencyCode ${input.receivingCurrencyCode} is not a supported currency`, { field: 'receivingCurrencyCode' });
+    throw new AppError(
+      'INVALID_CURRENCY',
+      `receivingCurrencyCode ${input.receivingCurrencyCode} is not a supported currency`,
+      { field: 'receivingCurrencyCode' },
+    );
   }
   if (!Number.isSafeInteger(input.receivingCurrencyAmount) || input.receivingCurrencyAmount <= 0) {
-    throw invalidInput('receivingCurrencyAmount', 'receivingCurrencyAmount must be a positive integer in the smallest unit', 'positive');
+    throw invalidInput(
+      'receivingCurrencyAmount',
+      'receivingCurrencyAmount must be a positive integer in the smallest unit',
+      'positive',
+    );
   }
   if (BigInt(input.receivingCurrencyAmount) > MAX_PAYMENT_MINOR) {
-    throw new AppError('AMOUNT_OUT_OF_RANGE', `receivingCurrencyAmount must be at most ${MAX_PAYMENT_MINOR}`, { field: 'receivingCurrencyAmount', max: Number(MAX_PAYMENT_MINOR) });
+    throw new AppError('AMOUNT_OUT_OF_RANGE', `receivingCurrencyAmount must be at most ${MAX_PAYMENT_MINOR}`, {
+      field: 'receivingCurrencyAmount',
+      max: Number(MAX_PAYMENT_MINOR),
+    });
   }
   const given = [input.receiverUmaAddress, input.customerId].filter((v) => v !== undefined).length;
-  if (given !== 1) throw invalidInput('receiverUmaAddress', 'give exactly one of receiverUmaAddress and customerId', 'oneOf');
+  if (given !== 1)
+    throw invalidInput('receiverUmaAddress', 'give exactly one of receiverUmaAddress and customerId', 'oneOf');
   if (input.receiverUmaAddress !== undefined && !isUmaAddress(input.receiverUmaAddress)) {
-    throw new AppError('INVALID_UMA_ADDRESS', `receiverUmaAddress ${JSON.stringify(input.receiverUmaAddress)} is not a UMA address ($name@domain)`, { field: 'receiverUmaAddress' });
+    throw new AppError(
+      'INVALID_UMA_ADDRESS',
+      `receiverUmaAddress ${JSON.stringify(input.receiverUmaAddress)} is not a UMA address ($name@domain)`,
+      { field: 'receiverUmaAddress' },
+    );
   }
 }

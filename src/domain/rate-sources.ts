@@ -20,8 +20,20 @@ export const MAX_PAYMENT_MINOR = 100_000_000_000n;
  * cross-currency payments. Same-currency payments pay the fixed part only.
  */
 export const SANDBOX_FIXED_FEE_MINOR: Readonly<Record<string, number>> = {
-  USD: 10, EUR: 10, GBP: 10, CAD: 15, MXN: 200, BRL: 50, INR: 800, NGN: 15_000, ZAR: 200,
-  KES: 1_300, TZS: 26_000, ZMW: 300, RWF: 130, BTC: 150,
+  USD: 10,
+  EUR: 10,
+  GBP: 10,
+  CAD: 15,
+  MXN: 200,
+  BRL: 50,
+  INR: 800,
+  NGN: 15_000,
+  ZAR: 200,
+  KES: 1_300,
+  TZS: 26_000,
+  ZMW: 300,
+  RWF: 130,
+  BTC: 150,
 };
 export const SANDBOX_VARIABLE_BPS = 30n;
 
@@ -46,7 +58,8 @@ export function parseRatesFile(raw: unknown): RatesFile {
   const bad = (path: string, why: string) => new Error(`rates file: ${path} ${why}`);
   if (!raw || typeof raw !== 'object') throw bad('(root)', 'must be an object');
   const { unitsPerUsd, fees } = raw as Partial<RatesFile>;
-  if (!unitsPerUsd || typeof unitsPerUsd !== 'object') throw bad('unitsPerUsd', 'must be an object of currency → decimal string');
+  if (!unitsPerUsd || typeof unitsPerUsd !== 'object')
+    throw bad('unitsPerUsd', 'must be an object of currency → decimal string');
   if (!fees || typeof fees !== 'object') throw bad('fees', 'must be an object of currency → {fixedMinor, variableBps}');
   for (const [code, value] of Object.entries(unitsPerUsd)) {
     if (!CURRENCY_CODES.includes(code)) throw bad(`unitsPerUsd.${code}`, 'is not a supported currency');
@@ -58,8 +71,10 @@ export function parseRatesFile(raw: unknown): RatesFile {
   }
   for (const [code, fee] of Object.entries(fees)) {
     if (!CURRENCY_CODES.includes(code)) throw bad(`fees.${code}`, 'is not a supported currency');
-    if (!Number.isSafeInteger(fee?.fixedMinor) || fee.fixedMinor < 0) throw bad(`fees.${code}.fixedMinor`, 'must be an integer ≥ 0');
-    if (!Number.isSafeInteger(fee?.variableBps) || fee.variableBps < 0 || fee.variableBps >= 10_000) throw bad(`fees.${code}.variableBps`, 'must be an integer from 0 to 9999');
+    if (!Number.isSafeInteger(fee?.fixedMinor) || fee.fixedMinor < 0)
+      throw bad(`fees.${code}.fixedMinor`, 'must be an integer ≥ 0');
+    if (!Number.isSafeInteger(fee?.variableBps) || fee.variableBps < 0 || fee.variableBps >= 10_000)
+      throw bad(`fees.${code}.variableBps`, 'must be an integer from 0 to 9999');
   }
   return { unitsPerUsd: unitsPerUsd as Record<string, string>, fees: fees as RatesFile['fees'] };
 }

@@ -46,7 +46,11 @@ export const SANDBOX_UNITS_PER_USD: Readonly<Record<string, string>> = {
   BTC: '0.0000154',
 };
 
-export function rateFromTable(unitsPerUsd: Readonly<Record<string, string>>, from: string, to: string): Rate | undefined {
+export function rateFromTable(
+  unitsPerUsd: Readonly<Record<string, string>>,
+  from: string,
+  to: string,
+): Rate | undefined {
   const a = unitsPerUsd[from];
   const b = unitsPerUsd[to];
   if (a === undefined || b === undefined) return undefined;

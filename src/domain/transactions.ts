@@ -42,7 +42,12 @@ export function lifecycleOf(flow: TransactionFlow): Lifecycle {
  * The one documented exception to "terminal never changes": in the sandbox, quote suffix 005 completes
  * and is then returned by the receiving bank (COMPLETED → FAILED, refunded).
  */
-export function canMove(flow: TransactionFlow, from: TransactionStatus, to: TransactionStatus, sandboxReturn = false): boolean {
+export function canMove(
+  flow: TransactionFlow,
+  from: TransactionStatus,
+  to: TransactionStatus,
+  sandboxReturn = false,
+): boolean {
   if (sandboxReturn) return flow !== 'INCOMING_UMA' && from === 'COMPLETED' && to === 'FAILED';
   return lifecycleOf(flow)[from].includes(to);
 }

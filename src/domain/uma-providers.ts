@@ -16,7 +16,13 @@ export interface UmaProvider {
   allowListStatus: boolean;
 }
 
-function provider(name: string, domain: string, regions: string[], currencies: string[], allowListStatus = true): UmaProvider {
+function provider(
+  name: string,
+  domain: string,
+  regions: string[],
+  currencies: string[],
+  allowListStatus = true,
+): UmaProvider {
   return { name, domain, supportedRegions: regions, supportedCurrencies: currencies.map(currency), allowListStatus };
 }
 
@@ -47,22 +53,29 @@ function decodeCursor(cursor: string): string {
 }
 
 /** Filters, orders by name (asc or desc) and pages the static list, in the shape of every other list. */
-export function listUmaProviders(filters: UmaProviderFilters, page: { limit: number; cursor?: string | undefined; order: SortOrder }): Page<UmaProvider> {
+export function listUmaProviders(
+  filters: UmaProviderFilters,
+  page: { limit: number; cursor?: string | undefined; order: SortOrder },
+): Page<UmaProvider> {
   const matching = UMA_PROVIDERS.filter(
     (p) =>
       (filters.countryCode === undefined || p.supportedRegions.includes(filters.countryCode.toUpperCase())) &&
-      (filters.currencyCode === undefined || p.supportedCurrencies.some((c) => c.code === filters.currencyCode!.toUpperCase())) &&
+      (filters.currencyCode === undefined ||
+        p.supportedCurrencies.some((c) => c.code === filters.currencyCode!.toUpperCase())) &&
       (filters.hasBlockedProviders !== false || p.allowListStatus),
   ).sort((a, b) => (page.order === 'asc' ? a.name.localeCompare(b.name) : b.name.localeCompare(a.name)));
   let start = 0;
   if (page.cursor) {
     const after = decodeCursor(page.cursor);
-    start = matching.findIndex((p) => (page.order === 'asc' ? p.name.localeCompare(after) > 0 : p.name.localeCompare(after) < 0));
+    start = matching.findIndex((p) =>
+      page.order === 'asc' ? p.name.localeCompare(after) > 0 : p.name.localeCompare(after) < 0,
+    );
     if (start < 0) start = matching.length;
   }
   const data = matching.slice(start, start + page.limit);
   const hasMore = start + page.limit < matching.length;
   const result: Page<UmaProvider> = { data, hasMore, totalCount: matching.length };
-  if (hasMore) result.nextCursor = Buffer.from(JSON.stringify({ after: data[data.length - 1]!.name })).toString('base64url');
+  if (hasMore)
+    result.nextCursor = Buffer.from(JSON.stringify({ after: data[data.length - 1]!.name })).toString('base64url');
   return result;
 }

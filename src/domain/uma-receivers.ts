@@ -33,7 +33,9 @@ export function sandboxTestReceiver(umaAddress: string): SandboxTestReceiver | u
   return TEST_RECEIVERS[umaLocalPart(lower)];
 }
 
-export const SANDBOX_TEST_RECEIVER_ADDRESSES: readonly string[] = SANDBOX_UMA_DOMAINS.flatMap((domain) => Object.keys(TEST_RECEIVERS).map((local) => `$${local}@${domain}`));
+export const SANDBOX_TEST_RECEIVER_ADDRESSES: readonly string[] = SANDBOX_UMA_DOMAINS.flatMap((domain) =>
+  Object.keys(TEST_RECEIVERS).map((local) => `$${local}@${domain}`),
+);
 
 /** Payer data a receiver asks for before it accepts a payment ({name: CustomerInfoFieldName, mandatory}). */
 export interface PayerDataField {

@@ -25,7 +25,13 @@ export interface HttpOptions {
 
 function makeAjv(coerce: boolean): Ajv {
   // Bodies are strict (a "100" string is not an amount); query strings and paths arrive as text and are coerced.
-  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
   addFormats.default(ajv);
   return ajv;
 }
@@ -36,7 +42,7 @@ function fieldOf(error: ErrorObject, context: string | undefined): string {
   if (error.keyword === 'required') path.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
   const field = path.join('.');
-  return field || (context === 'body' ? 'body' : context ?? 'request');
+  return field || (context === 'body' ? 'body' : (context ?? 'request'));
 }
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -51,15 +57,26 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'RATE_LIMITED',
 };
 
-export function toErrorBody(err: FastifyError | AppError | Error): { status: number; code: string; message: string; details?: Record<string, unknown> } {
+export function toErrorBody(err: FastifyError | AppError | Error): {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+} {
   if (err instanceof AppError) {
-    return { status: err.status, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+    return {
+      status: err.status,
+      code: err.code,
+      message: err.message,
+      ...(err.details ? { details: err.details } : {}),
+    };
   }
   const fe = err as FastifyError;
   if (fe.validation && fe.validation.length > 0) {
     const first = fe.validation[0] as ErrorObject;
     const field = fieldOf(first, fe.validationContext);
-    const allowed = first.params && 'allowedValues' in first.params ? { allowedValues: first.params.allowedValues } : {};
+    const allowed =
+      first.params && 'allowedValues' in first.params ? { allowedValues: first.params.allowedValues } : {};
     return {
       status: 400,
       code: 'INVALID_INPUT',
@@ -67,8 +84,17 @@ export function toErrorBody(err: FastifyError | AppError | Error): { status: num
       details: { field, rule: first.keyword, location: fe.validationContext ?? 'body', ...allowed },
     };
   }
-  if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError) {
-    return { status: 400, code: 'INVALID_INPUT', message: 'Request body is not valid JSON', details: { field: 'body', rule: 'json' } };
+  if (
+    fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    err instanceof SyntaxError
+  ) {
+    return {
+      status: 400,
+      code: 'INVALID_INPUT',
+      message: 'Request body is not valid JSON',
+      details: { field: 'body', rule: 'json' },
+    };
   }
   const status = fe.statusCode;
   if (status && status >= 400 && status < 500) {
@@ -82,7 +108,9 @@ export function toErrorBody(err: FastifyError | AppError | Error): { status: num
  * (`?c=INR,GBP`, as the official clients send them). Both become one array before validation.
  */
 async function splitCommaArrays(request: FastifyRequest): Promise<void> {
-  const properties = (request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: string }> } | undefined)?.properties;
+  const properties = (
+    request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: string }> } | undefined
+  )?.properties;
   if (!properties || !request.query || typeof request.query !== 'object') return;
   const query = request.query as Record<string, unknown>;
   for (const [name, schema] of Object.entries(properties)) {
@@ -113,7 +141,9 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     const validate = options.validateResponses ? responseAjv.compile(schema) : undefined;
     return (data) => {
       if (validate && !validate(data)) {
-        throw new Error(`response of ${method} ${url} does not match its schema: ${responseAjv.errorsText(validate.errors)}`);
+        throw new Error(
+          `response of ${method} ${url} does not match its schema: ${responseAjv.errorsText(validate.errors)}`,
+        );
       }
       return JSON.stringify(data);
     };
@@ -145,10 +175,17 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => app.findRoute({ method: method as 'GET', url: path }) !== null);
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
+      (method) => app.findRoute({ method: method as 'GET', url: path }) !== null,
+    );
     const body =
       allowed.length > 0
-        ? { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed on ${path}`, details: { allowed } }
+        ? {
+            status: 405,
+            code: 'METHOD_NOT_ALLOWED',
+            message: `${request.method} is not allowed on ${path}`,
+            details: { allowed },
+          }
         : { status: 404, code: 'NOT_FOUND', message: `No route ${request.method} ${path}` };
     if (allowed.length > 0) reply.header('allow', allowed.join(', '));
     reply.status(body.status).type('application/json').send(JSON.stringify(body));
@@ -203,4 +240,3 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
 
   return app;
 }
-

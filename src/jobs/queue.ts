@@ -9,7 +9,14 @@ export type Job = JobsTable;
  * Queues a job in the caller's transaction, due `delayMs` from now. run_at is wall-clock time: the
  * sandbox clock moves a platform's pending jobs earlier when it is advanced (see services/sandbox-clock).
  */
-export async function enqueueJob(trx: Tx, scope: Scope, kind: string, payload: unknown, realNowMs: number, delayMs = 0): Promise<string> {
+export async function enqueueJob(
+  trx: Tx,
+  scope: Scope,
+  kind: string,
+  payload: unknown,
+  realNowMs: number,
+  delayMs = 0,
+): Promise<string> {
   const id = newId('Job');
   await trx
     .insertInto('jobs')
@@ -43,13 +50,24 @@ export interface ClaimFilter {
  * server processes claim side by side without ever taking the same job; on SQLite the write lock
  * (BEGIN IMMEDIATE) already serializes claimers. A job whose lease ran out (its process died) is due again.
  */
-export async function claimJobs(store: Store, realNowMs: number, leaseMs: number, limit: number, filter: ClaimFilter = {}): Promise<Job[]> {
+export async function claimJobs(
+  store: Store,
+  realNowMs: number,
+  leaseMs: number,
+  limit: number,
+  filter: ClaimFilter = {},
+): Promise<Job[]> {
   const now = BigInt(realNowMs);
   return store.tx(async (trx) => {
     let due = trx
       .selectFrom('jobs')
       .select('id')
-      .where((eb) => eb.or([eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]),
+          eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)]),
+        ]),
+      )
       .orderBy('run_at')
       .orderBy('id')
       .limit(limit);
@@ -61,7 +79,12 @@ export async function claimJobs(store: Store, realNowMs: number, leaseMs: number
     if (ids.length === 0) return [];
     const claimed = await trx
       .updateTable('jobs')
-      .set((eb) => ({ status: 'running', lease_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1n), updated_at: now }))
+      .set((eb) => ({
+        status: 'running',
+        lease_until: now + BigInt(leaseMs),
+        attempts: eb('attempts', '+', 1n),
+        updated_at: now,
+      }))
       .where('id', 'in', ids)
       .returningAll()
       .execute();
@@ -87,7 +110,13 @@ export async function completeJob(db: Db | Tx, job: Job, realNowMs: number): Pro
 }
 
 /** Puts a failed job back with a delay, or gives up on it for good after its last attempt. */
-export async function failJob(store: Store, job: Job, error: string, realNowMs: number, retryInMs: number | null): Promise<void> {
+export async function failJob(
+  store: Store,
+  job: Job,
+  error: string,
+  realNowMs: number,
+  retryInMs: number | null,
+): Promise<void> {
   await store.db
     .updateTable('jobs')
     .set({

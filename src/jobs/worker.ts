@@ -161,7 +161,8 @@ export class JobWorker {
         await this.store.tx(async (trx) => {
           await handler.run(trx, job, scope);
           // Our lease ran out and another process took the job: undo our work, theirs counts.
-          if (!(await completeJob(trx, job, this.clock.nowMs()))) throw new Error(`job ${job.id} was claimed by another worker`);
+          if (!(await completeJob(trx, job, this.clock.nowMs())))
+            throw new Error(`job ${job.id} was claimed by another worker`);
         });
       } else {
         await handler.run(job, scope);
@@ -172,8 +173,17 @@ export class JobWorker {
       const attempts = Number(job.attempts);
       const giveUp = attempts >= this.options.maxAttempts;
       this.counter?.inc({ kind: job.kind, outcome: giveUp ? 'failed' : 'retry' });
-      this.log.error({ err, jobId: job.id, kind: job.kind, attempts }, giveUp ? 'job failed for good' : 'job failed; will retry');
-      await failJob(this.store, job, err instanceof Error ? err.message : String(err), this.clock.nowMs(), giveUp ? null : retryDelayMs(attempts));
+      this.log.error(
+        { err, jobId: job.id, kind: job.kind, attempts },
+        giveUp ? 'job failed for good' : 'job failed; will retry',
+      );
+      await failJob(
+        this.store,
+        job,
+        err instanceof Error ? err.message : String(err),
+        this.clock.nowMs(),
+        giveUp ? null : retryDelayMs(attempts),
+      );
     }
   }
 }

@@ -5,7 +5,12 @@ import type { LedgerAccountKind } from '../store/schema.ts';
 import type { Scope } from '../services/context.ts';
 
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'CUSTOMER' | 'PLATFORM'>;
-export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = ['SETTLEMENT', 'IN_FLIGHT', 'FX_LIQUIDITY', 'FEE_REVENUE'];
+export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = [
+  'SETTLEMENT',
+  'IN_FLIGHT',
+  'FX_LIQUIDITY',
+  'FEE_REVENUE',
+];
 
 const SYSTEM_NAMESPACE = '6f1c1f7e-2d0b-4b8e-9a52-6c1f0a4d2b10';
 

@@ -18,7 +18,12 @@ export interface Movement {
   fees: bigint;
 }
 
-const sys = (scope: Scope, kind: 'SETTLEMENT' | 'IN_FLIGHT' | 'FX_LIQUIDITY' | 'FEE_REVENUE', currency: string, amount: bigint): Posting => ({
+const sys = (
+  scope: Scope,
+  kind: 'SETTLEMENT' | 'IN_FLIGHT' | 'FX_LIQUIDITY' | 'FEE_REVENUE',
+  currency: string,
+  amount: bigint,
+): Posting => ({
   accountId: systemAccountId(scope, kind, currency),
   currency,
   amount,
@@ -36,8 +41,17 @@ export function net(postings: readonly Posting[]): Posting[] {
 }
 
 /** The payer's money goes in flight: debited from an internal account, or received from outside. */
-export function fundInFlight(scope: Scope, funding: Funding, internalAccountId: string | null, currency: string, amount: bigint): Posting[] {
-  const from = funding === 'INTERNAL' ? { accountId: internalAccountId!, currency, amount: -amount } : sys(scope, 'SETTLEMENT', currency, -amount);
+export function fundInFlight(
+  scope: Scope,
+  funding: Funding,
+  internalAccountId: string | null,
+  currency: string,
+  amount: bigint,
+): Posting[] {
+  const from =
+    funding === 'INTERNAL'
+      ? { accountId: internalAccountId!, currency, amount: -amount }
+      : sys(scope, 'SETTLEMENT', currency, -amount);
   return [from, sys(scope, 'IN_FLIGHT', currency, amount)];
 }
 
@@ -48,7 +62,10 @@ export function fundInFlight(scope: Scope, funding: Funding, internalAccountId: 
 export function settle(m: Movement): Posting[] {
   const net = m.sent - m.fees;
   if (net <= 0n) throw new Error('settle: fees exceed the amount sent');
-  const lines: Posting[] = [sys(m.scope, 'IN_FLIGHT', m.sentCurrency, -m.sent), sys(m.scope, 'FEE_REVENUE', m.sentCurrency, m.fees)];
+  const lines: Posting[] = [
+    sys(m.scope, 'IN_FLIGHT', m.sentCurrency, -m.sent),
+    sys(m.scope, 'FEE_REVENUE', m.sentCurrency, m.fees),
+  ];
   if (m.sentCurrency === m.receivedCurrency) {
     if (m.received !== net) throw new Error('settle: a same-currency payment must deliver what is sent less fees');
     lines.push(sys(m.scope, 'SETTLEMENT', m.sentCurrency, net));
@@ -64,7 +81,10 @@ export function settle(m: Movement): Posting[] {
 
 /** The whole amount sent goes back where it came from. */
 export function refund(m: Movement, funding: Funding, internalAccountId: string | null): Posting[] {
-  const to = funding === 'INTERNAL' ? { accountId: internalAccountId!, currency: m.sentCurrency, amount: m.sent } : sys(m.scope, 'SETTLEMENT', m.sentCurrency, m.sent);
+  const to =
+    funding === 'INTERNAL'
+      ? { accountId: internalAccountId!, currency: m.sentCurrency, amount: m.sent }
+      : sys(m.scope, 'SETTLEMENT', m.sentCurrency, m.sent);
   return [sys(m.scope, 'IN_FLIGHT', m.sentCurrency, -m.sent), to];
 }
 

@@ -40,14 +40,31 @@ export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput,
   const now = BigInt(nowMs);
   await trx
     .insertInto('journal_entries')
-    .values({ id, platform_id: scope.platformId, environment: scope.environment, kind: entry.kind, reference: entry.reference, created_at: now })
+    .values({
+      id,
+      platform_id: scope.platformId,
+      environment: scope.environment,
+      kind: entry.kind,
+      reference: entry.reference,
+      created_at: now,
+    })
     .execute();
   await trx
     .insertInto('postings')
-    .values(entry.postings.map((p, i) => ({ entry_id: id, line: BigInt(i + 1), account_id: p.accountId, currency: p.currency, amount: p.amount })))
+    .values(
+      entry.postings.map((p, i) => ({
+        entry_id: id,
+        line: BigInt(i + 1),
+        account_id: p.accountId,
+        currency: p.currency,
+        amount: p.amount,
+      })),
+    )
     .execute();
 
-  const balanceMoves = entry.postings.filter((p) => tracksBalance(p.accountId)).sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+  const balanceMoves = entry.postings
+    .filter((p) => tracksBalance(p.accountId))
+    .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
   for (const p of balanceMoves) {
     const result = await trx
       .updateTable('ledger_accounts')
@@ -58,7 +75,9 @@ export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput,
       .executeTakeFirst();
     if (result.numUpdatedRows !== 1n) {
       if (p.amount < 0n) {
-        throw new AppError('INSUFFICIENT_BALANCE', `Account ${p.accountId} has insufficient balance`, { accountId: p.accountId });
+        throw new AppError('INSUFFICIENT_BALANCE', `Account ${p.accountId} has insufficient balance`, {
+          accountId: p.accountId,
+        });
       }
       throw new Error(`ledger account ${p.accountId} (${p.currency}) does not exist`);
     }

@@ -26,23 +26,38 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
     .having(sql`sum(amount)`, '<>', 0)
     .execute();
   for (const r of unbalanced) {
-    violations.push({ invariant: 'entry-balances', detail: `journal entry ${r.entry_id} nets ${r.total} ${r.currency}, not 0` });
+    violations.push({
+      invariant: 'entry-balances',
+      detail: `journal entry ${r.entry_id} nets ${r.total} ${r.currency}, not 0`,
+    });
   }
 
   const wrongCurrency = await db
     .selectFrom('postings')
     .innerJoin('ledger_accounts', 'ledger_accounts.id', 'postings.account_id')
-    .select(['postings.entry_id', 'postings.account_id', 'postings.currency', 'ledger_accounts.currency as account_currency'])
+    .select([
+      'postings.entry_id',
+      'postings.account_id',
+      'postings.currency',
+      'ledger_accounts.currency as account_currency',
+    ])
     .whereRef('postings.currency', '<>', 'ledger_accounts.currency')
     .execute();
   for (const r of wrongCurrency) {
-    violations.push({ invariant: 'posting-currency', detail: `entry ${r.entry_id} posts ${r.currency} to ${r.account_id}, a ${r.account_currency} account` });
+    violations.push({
+      invariant: 'posting-currency',
+      detail: `entry ${r.entry_id} posts ${r.currency} to ${r.account_id}, a ${r.account_currency} account`,
+    });
   }
 
   const mismatched = await db
     .selectFrom('ledger_accounts')
     .leftJoin(
-      db.selectFrom('postings').select(['account_id', sql<bigint>`cast(sum(amount) as bigint)`.as('total')]).groupBy('account_id').as('sums'),
+      db
+        .selectFrom('postings')
+        .select(['account_id', sql<bigint>`cast(sum(amount) as bigint)`.as('total')])
+        .groupBy('account_id')
+        .as('sums'),
       'sums.account_id',
       'ledger_accounts.id',
     )
@@ -51,11 +66,15 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
     .where((eb) => eb('ledger_accounts.balance', '<>', eb.fn.coalesce('sums.total', sql<bigint>`cast(0 as bigint)`)))
     .execute();
   for (const r of mismatched) {
-    violations.push({ invariant: 'balance-equals-postings', detail: `account ${r.id} stores ${r.balance} but its postings sum to ${r.total ?? 0}` });
+    violations.push({
+      invariant: 'balance-equals-postings',
+      detail: `account ${r.id} stores ${r.balance} but its postings sum to ${r.total ?? 0}`,
+    });
   }
 
   const negative = await db.selectFrom('ledger_accounts').select(['id', 'balance']).where('balance', '<', 0n).execute();
-  for (const r of negative) violations.push({ invariant: 'non-negative-balance', detail: `account ${r.id} has balance ${r.balance}` });
+  for (const r of negative)
+    violations.push({ invariant: 'non-negative-balance', detail: `account ${r.id} has balance ${r.balance}` });
 
   violations.push(...(await verifyTransactions(store)));
   return violations;
@@ -95,27 +114,49 @@ async function verifyTransactions(store: Store): Promise<Violation[]> {
     .selectFrom('transactions')
     .leftJoin(inFlight, 'in_flight.reference', 'transactions.id')
     .leftJoin(refunds, 'refunds.reference', 'transactions.id')
-    .select(['transactions.id', 'transactions.status', 'transactions.funding', 'transactions.flow', 'transactions.sent_amount', 'transactions.refund', 'in_flight.held', 'refunds.n'])
+    .select([
+      'transactions.id',
+      'transactions.status',
+      'transactions.funding',
+      'transactions.flow',
+      'transactions.sent_amount',
+      'transactions.refund',
+      'in_flight.held',
+      'refunds.n',
+    ])
     .execute();
   violations.push(...(await verifyCredits(store)));
   for (const r of rows) {
     const refund = r.refund ? (JSON.parse(r.refund) as { status: string }) : undefined;
-    const stuck = r.funding !== null && (r.status === 'PENDING' || r.status === 'PROCESSING' || refund?.status === 'FAILED');
+    const stuck =
+      r.funding !== null && (r.status === 'PENDING' || r.status === 'PROCESSING' || refund?.status === 'FAILED');
     const expected = stuck ? r.sent_amount : 0n;
     if ((r.held ?? 0n) !== expected) {
-      violations.push({ invariant: 'in-flight', detail: `transaction ${r.id} (${r.status}) holds ${r.held ?? 0n} in flight, expected ${expected}` });
+      violations.push({
+        invariant: 'in-flight',
+        detail: `transaction ${r.id} (${r.status}) holds ${r.held ?? 0n} in flight, expected ${expected}`,
+      });
     }
     const refundEntries = Number(r.n ?? 0n);
     const expectedRefunds = r.status === 'FAILED' && r.funding !== null && refund?.status === 'COMPLETED' ? 1 : 0;
     if (refundEntries !== expectedRefunds) {
-      violations.push({ invariant: 'refund-once', detail: `transaction ${r.id} (${r.status}) has ${refundEntries} refund entries, expected ${expectedRefunds}` });
+      violations.push({
+        invariant: 'refund-once',
+        detail: `transaction ${r.id} (${r.status}) has ${refundEntries} refund entries, expected ${expectedRefunds}`,
+      });
     }
   }
 
   const latest = await db
     .selectFrom('events')
     .innerJoin('transactions', 'transactions.id', 'events.object_id')
-    .select(['events.object_id', 'events.type', 'transactions.status', 'transactions.type as transaction_type', 'transactions.flow'])
+    .select([
+      'events.object_id',
+      'events.type',
+      'transactions.status',
+      'transactions.type as transaction_type',
+      'transactions.flow',
+    ])
     .where('events.type', 'not like', '%.REFUND_%')
     .orderBy('events.object_id')
     .orderBy('events.created_at', 'desc')
@@ -126,10 +167,15 @@ async function verifyTransactions(store: Store): Promise<Violation[]> {
     if (seen.has(e.object_id)) continue;
     seen.add(e.object_id);
     const expected = eventTypeOf({ type: e.transaction_type, flow: e.flow }, e.status);
-    if (expected !== undefined && e.type !== expected) violations.push({ invariant: 'event-per-change', detail: `transaction ${e.object_id} is ${e.status} but its latest event is ${e.type}` });
+    if (expected !== undefined && e.type !== expected)
+      violations.push({
+        invariant: 'event-per-change',
+        detail: `transaction ${e.object_id} is ${e.status} but its latest event is ${e.type}`,
+      });
   }
   const withoutEvents = rows.filter((r) => !seen.has(r.id));
-  for (const r of withoutEvents) violations.push({ invariant: 'event-per-change', detail: `transaction ${r.id} has no event` });
+  for (const r of withoutEvents)
+    violations.push({ invariant: 'event-per-change', detail: `transaction ${r.id} has no event` });
   return violations;
 }
 
@@ -138,15 +184,34 @@ async function verifyCredits(store: Store): Promise<Violation[]> {
   const { db } = store;
   const credited = await db
     .selectFrom('transactions')
-    .where((eb) => eb.or([eb('transactions.flow', '=', 'TRANSFER_IN'), eb.and([eb('transactions.flow', '=', 'INCOMING_UMA'), eb('transactions.funding', 'is', null)])]))
-    .select(['transactions.id', 'transactions.status', 'transactions.destination_account_id', 'transactions.received_amount'])
+    .where((eb) =>
+      eb.or([
+        eb('transactions.flow', '=', 'TRANSFER_IN'),
+        eb.and([eb('transactions.flow', '=', 'INCOMING_UMA'), eb('transactions.funding', 'is', null)]),
+      ]),
+    )
+    .select([
+      'transactions.id',
+      'transactions.status',
+      'transactions.destination_account_id',
+      'transactions.received_amount',
+    ])
     .execute();
   const settles = await db
     .selectFrom('journal_entries')
     .innerJoin('transactions', 'transactions.id', 'journal_entries.reference')
-    .leftJoin('postings', (join) => join.onRef('postings.entry_id', '=', 'journal_entries.id').onRef('postings.account_id', '=', 'transactions.destination_account_id'))
+    .leftJoin('postings', (join) =>
+      join
+        .onRef('postings.entry_id', '=', 'journal_entries.id')
+        .onRef('postings.account_id', '=', 'transactions.destination_account_id'),
+    )
     .where('journal_entries.kind', '=', 'SETTLE')
-    .where((eb) => eb.or([eb('transactions.flow', '=', 'TRANSFER_IN'), eb.and([eb('transactions.flow', '=', 'INCOMING_UMA'), eb('transactions.funding', 'is', null)])]))
+    .where((eb) =>
+      eb.or([
+        eb('transactions.flow', '=', 'TRANSFER_IN'),
+        eb.and([eb('transactions.flow', '=', 'INCOMING_UMA'), eb('transactions.funding', 'is', null)]),
+      ]),
+    )
     .select(['journal_entries.reference', 'journal_entries.id as entry_id', 'postings.amount'])
     .execute();
   const byTransaction = new Map<string, { entries: Set<string>; credit: bigint }>();
@@ -162,9 +227,15 @@ async function verifyCredits(store: Store): Promise<Violation[]> {
     const entries = seen?.entries.size ?? 0;
     const expected = t.status === 'COMPLETED' ? 1 : 0;
     if (entries !== expected) {
-      violations.push({ invariant: 'credit-once', detail: `transaction ${t.id} (${t.status}) has ${entries} SETTLE entries, expected ${expected}` });
+      violations.push({
+        invariant: 'credit-once',
+        detail: `transaction ${t.id} (${t.status}) has ${entries} SETTLE entries, expected ${expected}`,
+      });
     } else if (expected === 1 && seen!.credit !== t.received_amount) {
-      violations.push({ invariant: 'credit-once', detail: `transaction ${t.id} credits ${seen!.credit} to ${t.destination_account_id}, expected ${t.received_amount}` });
+      violations.push({
+        invariant: 'credit-once',
+        detail: `transaction ${t.id} credits ${seen!.credit} to ${t.destination_account_id}, expected ${t.received_amount}`,
+      });
     }
   }
   return violations;

@@ -19,7 +19,12 @@ export const THIRTY_SECONDS = 30_000;
 export const SIX_MINUTES = 6 * 60_000;
 
 const complete: Outcome = { kind: 'COMPLETE' };
-const fail = (reason: string, refundReason: RefundReason = 'TRANSACTION_FAILED'): Outcome => ({ kind: 'FAIL', reason, refund: 'COMPLETED', refundReason });
+const fail = (reason: string, refundReason: RefundReason = 'TRANSACTION_FAILED'): Outcome => ({
+  kind: 'FAIL',
+  reason,
+  refund: 'COMPLETED',
+  refundReason,
+});
 
 /**
  * Transfers without a quote (push out or pull in), specification "Sandbox test patterns". Failure reasons

@@ -48,10 +48,19 @@ export function scopedBeneficialOwners(db: Db | Tx, scope: Scope) {
 }
 
 /** The owners of each given business, oldest first, for the `beneficialOwners` array of customer answers. */
-export async function ownersByCustomer(db: Db | Tx, scope: Scope, customerIds: readonly string[]): Promise<Map<string, BeneficialOwner[]>> {
+export async function ownersByCustomer(
+  db: Db | Tx,
+  scope: Scope,
+  customerIds: readonly string[],
+): Promise<Map<string, BeneficialOwner[]>> {
   const byCustomer = new Map<string, BeneficialOwner[]>();
   if (customerIds.length === 0) return byCustomer;
-  const rows = await scopedBeneficialOwners(db, scope).selectAll().where('customer_id', 'in', customerIds).orderBy('created_at').orderBy('id').execute();
+  const rows = await scopedBeneficialOwners(db, scope)
+    .selectAll()
+    .where('customer_id', 'in', customerIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   for (const row of rows) {
     const list = byCustomer.get(row.customer_id) ?? [];
     list.push(toBeneficialOwner(row));
@@ -71,7 +80,8 @@ function validatePersonalInfo(info: Partial<PersonalInfoInput>): void {
     ['personalInfo.address.country', info.address?.country],
   ];
   for (const [field, value] of countries) {
-    if (value !== undefined && !isCountryCode(value)) throw invalidInput(field, `${field} must be an ISO 3166-1 alpha-2 country code`, 'country');
+    if (value !== undefined && !isCountryCode(value))
+      throw invalidInput(field, `${field} must be an ISO 3166-1 alpha-2 country code`, 'country');
   }
 }
 
@@ -84,7 +94,10 @@ export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService)
   const { db } = ctx.store;
 
   async function load(trx: Db | Tx, scope: Scope, id: string): Promise<BeneficialOwnersTable> {
-    const row = await scopedBeneficialOwners(trx, scope).selectAll().where('beneficial_owners.id', '=', id).executeTakeFirst();
+    const row = await scopedBeneficialOwners(trx, scope)
+      .selectAll()
+      .where('beneficial_owners.id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound('Beneficial owner', id);
     return row;
   }
@@ -92,7 +105,11 @@ export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService)
   async function requireBusiness(trx: Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
     const customer = await customers.requireActive(trx, scope, customerId);
     if (customer.customer_type !== 'BUSINESS') {
-      throw invalidInput('customerId', `Customer ${customerId} is an INDIVIDUAL; beneficial owners belong to BUSINESS customers`, 'customerType');
+      throw invalidInput(
+        'customerId',
+        `Customer ${customerId} is an INDIVIDUAL; beneficial owners belong to BUSINESS customers`,
+        'customerType',
+      );
     }
     return customer;
   }
@@ -127,7 +144,11 @@ export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService)
       return toBeneficialOwner(await load(db, scope, id));
     },
 
-    async list(scope: Scope, filters: { customerId?: string | undefined; role?: string | undefined }, page: PageRequest): Promise<Page<BeneficialOwner>> {
+    async list(
+      scope: Scope,
+      filters: { customerId?: string | undefined; role?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<BeneficialOwner>> {
       let q = scopedBeneficialOwners(db, scope);
       if (filters.customerId !== undefined) q = q.where('beneficial_owners.customer_id', '=', filters.customerId);
       // Roles are a small JSON array of enum names; the quoted name cannot match inside another role.
@@ -148,14 +169,21 @@ export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService)
         const updated: BeneficialOwnersTable = {
           ...row,
           roles: input.roles ? JSON.stringify(input.roles) : row.roles,
-          ownership_percentage: input.ownershipPercentage !== undefined ? BigInt(input.ownershipPercentage) : row.ownership_percentage,
+          ownership_percentage:
+            input.ownershipPercentage !== undefined ? BigInt(input.ownershipPercentage) : row.ownership_percentage,
           personal_info: JSON.stringify(personalInfo),
           kyc_status: input.personalInfo ? kycStatusFor(scope, personalInfo) : row.kyc_status,
           updated_at: BigInt(nowMs(ctx, scope)),
         };
         await trx
           .updateTable('beneficial_owners')
-          .set({ roles: updated.roles, ownership_percentage: updated.ownership_percentage, personal_info: updated.personal_info, kyc_status: updated.kyc_status, updated_at: updated.updated_at })
+          .set({
+            roles: updated.roles,
+            ownership_percentage: updated.ownership_percentage,
+            personal_info: updated.personal_info,
+            kyc_status: updated.kyc_status,
+            updated_at: updated.updated_at,
+          })
           .where('id', '=', row.id)
           .execute();
         return toBeneficialOwner(updated);

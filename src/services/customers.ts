@@ -75,30 +75,52 @@ export function validateProfile(input: CustomerInput): void {
   }
   const business = input.businessInfo;
   if (business) {
-    if (input.customerType !== 'BUSINESS') throw invalidInput('businessInfo', 'businessInfo is only for BUSINESS customers');
+    if (input.customerType !== 'BUSINESS')
+      throw invalidInput('businessInfo', 'businessInfo is only for BUSINESS customers');
     if (typeof business.legalName !== 'string' || business.legalName.length === 0) {
-      throw invalidInput('businessInfo.legalName', 'businessInfo.legalName is required when businessInfo is given', 'required');
+      throw invalidInput(
+        'businessInfo.legalName',
+        'businessInfo.legalName is required when businessInfo is given',
+        'required',
+      );
     }
     if (typeof business.incorporatedOn === 'string' && !isCalendarDate(business.incorporatedOn)) {
-      throw invalidInput('businessInfo.incorporatedOn', 'incorporatedOn must be a real calendar date written YYYY-MM-DD', 'date');
+      throw invalidInput(
+        'businessInfo.incorporatedOn',
+        'incorporatedOn must be a real calendar date written YYYY-MM-DD',
+        'date',
+      );
     }
     if (typeof business.country === 'string' && !isCountryCode(business.country)) {
-      throw invalidInput('businessInfo.country', 'businessInfo.country must be an ISO 3166-1 alpha-2 country code', 'country');
+      throw invalidInput(
+        'businessInfo.country',
+        'businessInfo.country must be an ISO 3166-1 alpha-2 country code',
+        'country',
+      );
     }
   }
-  if (input.customerType === 'BUSINESS' && (input.fullName !== undefined || input.birthDate !== undefined || input.nationality !== undefined)) {
+  if (
+    input.customerType === 'BUSINESS' &&
+    (input.fullName !== undefined || input.birthDate !== undefined || input.nationality !== undefined)
+  ) {
     throw invalidInput('customerType', 'fullName, birthDate and nationality are only for INDIVIDUAL customers');
   }
 }
 
 function profileOf(input: CustomerProfile): CustomerProfile {
   const { fullName, birthDate, nationality, address, businessInfo } = input;
-  return Object.fromEntries(Object.entries({ fullName, birthDate, nationality, address, businessInfo }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ fullName, birthDate, nationality, address, businessInfo }).filter(([, v]) => v !== undefined),
+  );
 }
 
 /** Customer answers for these rows, each business with its beneficial owners (one query for the lot). */
 export async function withOwners(db: Db | Tx, scope: Scope, rows: readonly CustomersTable[]): Promise<Customer[]> {
-  const owners = await ownersByCustomer(db, scope, rows.filter((r) => r.customer_type === 'BUSINESS').map((r) => r.id));
+  const owners = await ownersByCustomer(
+    db,
+    scope,
+    rows.filter((r) => r.customer_type === 'BUSINESS').map((r) => r.id),
+  );
   return rows.map((row) => toCustomer(row, owners.get(row.id)));
 }
 
@@ -144,7 +166,14 @@ export function makeCustomerService(ctx: Ctx) {
         return await ctx.store.tx(async (trx) => {
           // Read in the transaction, held until commit: a currency added meanwhile is not missed.
           const config = await getPlatformConfig(ctx, scope, trx, true);
-          umaAddress = input.umaAddress ?? `$${input.platformCustomerId.toLowerCase().replace(/[^a-z0-9._-]/g, '').slice(0, 40) || 'customer'}.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
+          umaAddress =
+            input.umaAddress ??
+            `$${
+              input.platformCustomerId
+                .toLowerCase()
+                .replace(/[^a-z0-9._-]/g, '')
+                .slice(0, 40) || 'customer'
+            }.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
           const now = nowMs(ctx, scope);
           const row: CustomersTable = {
             id: newId('Customer'),
@@ -207,7 +236,12 @@ export function makeCustomerService(ctx: Ctx) {
           };
           await trx
             .updateTable('customers')
-            .set({ platform_customer_id: updated.platform_customer_id, uma_address: updated.uma_address, profile: updated.profile, updated_at: updated.updated_at })
+            .set({
+              platform_customer_id: updated.platform_customer_id,
+              uma_address: updated.uma_address,
+              profile: updated.profile,
+              updated_at: updated.updated_at,
+            })
             .where('id', '=', row.id)
             .execute();
           return (await withOwners(trx, scope, [updated]))[0]!;
@@ -229,7 +263,8 @@ export function makeCustomerService(ctx: Ctx) {
           .where('id', '=', row.id)
           .where('is_deleted', '=', 0n)
           .executeTakeFirst();
-        if (result.numUpdatedRows !== 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
+        if (result.numUpdatedRows !== 1n)
+          throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
         return (await withOwners(trx, scope, [{ ...row, is_deleted: 1n, updated_at: now }]))[0]!;
       });
     },

@@ -4,7 +4,12 @@ import type { Document as DocumentSchema } from '../http/schemas/documents.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
-import { MAX_DOCUMENT_BYTES, sniffContentType, type DocumentContentType, type DocumentFields } from '../domain/documents.ts';
+import {
+  MAX_DOCUMENT_BYTES,
+  sniffContentType,
+  type DocumentContentType,
+  type DocumentFields,
+} from '../domain/documents.ts';
 import type { DocumentFileStore, ReceivedFile } from '../store/document-files.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { DocumentsTable } from '../store/schema.ts';
@@ -38,30 +43,46 @@ export function toDocument(row: DocumentsTable): Document {
 }
 
 export function scopedDocuments(db: Db | Tx, scope: Scope) {
-  return db.selectFrom('documents').where('documents.platform_id', '=', scope.platformId).where('documents.environment', '=', scope.environment);
+  return db
+    .selectFrom('documents')
+    .where('documents.platform_id', '=', scope.platformId)
+    .where('documents.environment', '=', scope.environment);
 }
 
 /** The file's format by its first bytes, and its size: both are checked before anything is written. */
 function checkFile(file: ReceivedFile): DocumentContentType {
   if (file.truncated || file.sizeBytes > MAX_DOCUMENT_BYTES) {
-    throw new AppError('PAYLOAD_TOO_LARGE', `file is larger than ${MAX_DOCUMENT_BYTES} bytes (10 MB)`, { field: 'file', limitBytes: MAX_DOCUMENT_BYTES });
+    throw new AppError('PAYLOAD_TOO_LARGE', `file is larger than ${MAX_DOCUMENT_BYTES} bytes (10 MB)`, {
+      field: 'file',
+      limitBytes: MAX_DOCUMENT_BYTES,
+    });
   }
   if (file.sizeBytes === 0) throw invalidInput('file', 'file is empty', 'required');
   const type = sniffContentType(file.head);
-  if (!type) throw invalidInput('file', 'file must be a PDF, JPEG or PNG (recognised by its content, not its name)', 'fileType');
+  if (!type)
+    throw invalidInput('file', 'file must be a PDF, JPEG or PNG (recognised by its content, not its name)', 'fileType');
   return type;
 }
 
 /** A document a verification submitted for review is evidence: it can be neither replaced nor deleted (409). */
 function refuseIfSubmitted(row: DocumentsTable): void {
   if (row.submitted_verification_id !== null) {
-    throw new AppError('DOCUMENT_SUBMITTED', `Document ${row.id} was submitted for review in ${row.submitted_verification_id} and is kept as evidence`, {
-      verificationId: row.submitted_verification_id,
-    });
+    throw new AppError(
+      'DOCUMENT_SUBMITTED',
+      `Document ${row.id} was submitted for review in ${row.submitted_verification_id} and is kept as evidence`,
+      {
+        verificationId: row.submitted_verification_id,
+      },
+    );
   }
 }
 
-export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customers: CustomerService, owners: BeneficialOwnerService) {
+export function makeDocumentService(
+  ctx: Ctx,
+  files: DocumentFileStore,
+  customers: CustomerService,
+  owners: BeneficialOwnerService,
+) {
   const { store } = ctx;
   const { db } = store;
 
@@ -83,8 +104,13 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
    * between our check and our commit. SQLite writers are serialized by `begin immediate` already.
    */
   async function lockFile(trx: Tx, sha256: string, sizeBytes: number, now: bigint): Promise<void> {
-    await trx.insertInto('document_files').values({ sha256, size_bytes: BigInt(sizeBytes), created_at: now }).onConflict((oc) => oc.column('sha256').doNothing()).execute();
-    if (store.engine === 'postgres') await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
+    await trx
+      .insertInto('document_files')
+      .values({ sha256, size_bytes: BigInt(sizeBytes), created_at: now })
+      .onConflict((oc) => oc.column('sha256').doNothing())
+      .execute();
+    if (store.engine === 'postgres')
+      await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
   }
 
   /**
@@ -92,8 +118,14 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
    * Called after the referencing row was deleted or repointed, inside the same transaction.
    */
   async function releaseFile(trx: Tx, sha256: string): Promise<void> {
-    if (store.engine === 'postgres') await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
-    const stillUsed = await trx.selectFrom('documents').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst();
+    if (store.engine === 'postgres')
+      await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
+    const stillUsed = await trx
+      .selectFrom('documents')
+      .select('id')
+      .where('sha256', '=', sha256)
+      .limit(1)
+      .executeTakeFirst();
     if (stillUsed) return;
     await trx.deleteFrom('document_files').where('sha256', '=', sha256).execute();
     await files.remove(sha256);
@@ -166,7 +198,11 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
       return toDocument(await load(db, scope, id));
     },
 
-    async list(scope: Scope, filters: { documentHolder?: string | undefined }, page: PageRequest): Promise<Page<Document>> {
+    async list(
+      scope: Scope,
+      filters: { documentHolder?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<Document>> {
       let q = scopedDocuments(db, scope);
       if (filters.documentHolder !== undefined) q = q.where('documents.holder_id', '=', filters.documentHolder);
       return mapPage(await keysetPage<DocumentsTable>(q, 'documents', page), toDocument);
@@ -177,16 +213,29 @@ export function makeDocumentService(ctx: Ctx, files: DocumentFileStore, customer
       await store.tx(async (trx) => {
         const row = await load(trx, scope, id);
         refuseIfSubmitted(row);
-        const deleted = await trx.deleteFrom('documents').where('id', '=', row.id).where('submitted_verification_id', 'is', null).executeTakeFirst();
+        const deleted = await trx
+          .deleteFrom('documents')
+          .where('id', '=', row.id)
+          .where('submitted_verification_id', 'is', null)
+          .executeTakeFirst();
         if (deleted.numDeletedRows !== 1n) throw notFound('Document', id);
         await releaseFile(trx, row.sha256);
       });
     },
 
     /** The stored bytes and how to label them. */
-    async open(scope: Scope, id: string): Promise<{ stream: ReadStream; contentType: string; sizeBytes: number; sha256: string; fileName: string }> {
+    async open(
+      scope: Scope,
+      id: string,
+    ): Promise<{ stream: ReadStream; contentType: string; sizeBytes: number; sha256: string; fileName: string }> {
       const row = await load(db, scope, id);
-      return { stream: files.open(row.sha256), contentType: row.content_type, sizeBytes: Number(row.size_bytes), sha256: row.sha256, fileName: row.file_name };
+      return {
+        stream: files.open(row.sha256),
+        contentType: row.content_type,
+        sizeBytes: Number(row.size_bytes),
+        sha256: row.sha256,
+        fileName: row.file_name,
+      };
     },
   };
 }

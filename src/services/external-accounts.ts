@@ -1,6 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { ExternalAccount as ExternalAccountSchema } from '../http/schemas/external-accounts.ts';
-import { ACCOUNT_TRANSITIONS, isUsable, validateExternalAccount, type ExternalAccountInput } from '../domain/account-types.ts';
+import {
+  ACCOUNT_TRANSITIONS,
+  isUsable,
+  validateExternalAccount,
+  type ExternalAccountInput,
+} from '../domain/account-types.ts';
 import { verifyBeneficiary } from '../domain/beneficiary-verification.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
@@ -30,12 +35,14 @@ export function toExternalAccount(row: ExternalAccountsTable): ExternalAccount {
     accountInfo: JSON.parse(row.account_info) as ExternalAccount['accountInfo'],
     customerId: row.customer_id,
     defaultUmaDepositAccount: row.default_uma_deposit === 1n,
-    beneficiaryVerificationStatus: row.beneficiary_verification_status as ExternalAccount['beneficiaryVerificationStatus'],
+    beneficiaryVerificationStatus:
+      row.beneficiary_verification_status as ExternalAccount['beneficiaryVerificationStatus'],
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
   if (row.platform_account_id !== null) account.platformAccountId = row.platform_account_id;
-  if (row.beneficiary_verified_name !== null) account.beneficiaryVerifiedData = { fullName: row.beneficiary_verified_name };
+  if (row.beneficiary_verified_name !== null)
+    account.beneficiaryVerifiedData = { fullName: row.beneficiary_verified_name };
   if (row.crypto_network !== null) account.cryptoNetwork = row.crypto_network;
   return account;
 }
@@ -48,10 +55,14 @@ export function scopedExternalAccounts(db: Db | Tx, scope: Scope) {
 }
 
 function duplicate(): AppError {
-  return new AppError('ACCOUNT_ALREADY_EXISTS', 'This owner already has an external account with the same primary identifier and currency that is not INACTIVE', {
-    field: 'accountInfo',
-    rule: 'unique',
-  });
+  return new AppError(
+    'ACCOUNT_ALREADY_EXISTS',
+    'This owner already has an external account with the same primary identifier and currency that is not INACTIVE',
+    {
+      field: 'accountInfo',
+      rule: 'unique',
+    },
+  );
 }
 
 /** Which routes see an account: the customer routes answer for every account in scope, the platform routes only for the platform's own. */
@@ -61,7 +72,12 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
   const { store } = ctx;
   const { db } = store;
 
-  async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
+  async function load(
+    trx: Db | Tx,
+    scope: Scope,
+    id: string,
+    view: AccountView = 'any',
+  ): Promise<ExternalAccountsTable> {
     let q = scopedExternalAccounts(trx, scope).selectAll().where('external_accounts.id', '=', id);
     if (view === 'platform') q = q.where('external_accounts.customer_id', 'is', null);
     const row = await q.executeTakeFirst();
@@ -78,7 +94,14 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
   async function lockOwner(trx: Tx, scope: Scope, customerId: string | null): Promise<void> {
     if (store.engine !== 'postgres') return;
     if (customerId) await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
-    else await trx.selectFrom('platform_configs').select('id').where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment).forUpdate().execute();
+    else
+      await trx
+        .selectFrom('platform_configs')
+        .select('id')
+        .where('platform_id', '=', scope.platformId)
+        .where('environment', '=', scope.environment)
+        .forUpdate()
+        .execute();
   }
 
   /**
@@ -87,12 +110,20 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
    * name check, whose error suffixes throw before anything is written. Quotes call this for inline
    * EXTERNAL_ACCOUNT_DETAILS so both paths are the same code.
    */
-  async function createExternalAccountInTx(trx: Tx, scope: Scope, input: ExternalAccountCreateInput): Promise<ExternalAccount> {
+  async function createExternalAccountInTx(
+    trx: Tx,
+    scope: Scope,
+    input: ExternalAccountCreateInput,
+  ): Promise<ExternalAccount> {
     const customerId = input.customerId ?? null;
     const account = validateExternalAccount(input, customerId ? 'customer' : 'platform');
     const makeDefault = input.defaultUmaDepositAccount === true;
     if (makeDefault && !customerId) {
-      throw invalidInput('defaultUmaDepositAccount', "defaultUmaDepositAccount applies to a customer's account; this one belongs to the platform", 'customerOnly');
+      throw invalidInput(
+        'defaultUmaDepositAccount',
+        "defaultUmaDepositAccount applies to a customer's account; this one belongs to the platform",
+        'customerOnly',
+      );
     }
     if (customerId) await customers.requireActive(trx, scope, customerId);
     const verification = verifyBeneficiary(scope.environment, account.primaryIdentifier, account.beneficiaryName);
@@ -143,9 +174,19 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
   }
 
   /** The account if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise). */
-  async function requireUsableExternalAccount(trx: Db | Tx, scope: Scope, id: string, field = 'accountId'): Promise<ExternalAccountsTable> {
+  async function requireUsableExternalAccount(
+    trx: Db | Tx,
+    scope: Scope,
+    id: string,
+    field = 'accountId',
+  ): Promise<ExternalAccountsTable> {
     const row = await load(trx, scope, id);
-    if (!isUsable(row)) throw invalidInput(field, `External account ${id} is ${row.status}; only ACTIVE accounts can send or receive payments`, 'accountStatus');
+    if (!isUsable(row))
+      throw invalidInput(
+        field,
+        `External account ${id} is ${row.status}; only ACTIVE accounts can send or receive payments`,
+        'accountStatus',
+      );
     return row;
   }
 
@@ -168,7 +209,11 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
     },
 
     /** Customer-owned accounts, oldest first. */
-    async listCustomerAccounts(scope: Scope, filters: { currency?: string | undefined; customerId?: string | undefined }, page: PageRequest): Promise<Page<ExternalAccount>> {
+    async listCustomerAccounts(
+      scope: Scope,
+      filters: { currency?: string | undefined; customerId?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<ExternalAccount>> {
       let q = scopedExternalAccounts(db, scope).where('external_accounts.customer_id', 'is not', null);
       if (filters.customerId) q = q.where('external_accounts.owner', '=', filters.customerId);
       if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
@@ -213,10 +258,19 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
         if (!row) throw notFound('External account', id);
         const { from, to } = ACCOUNT_TRANSITIONS.activate;
         if (!(from as readonly string[]).includes(row.status)) {
-          throw invalidInput('externalAccountId', `External account ${id} is ${row.status}; only ${from.join(' or ')} accounts can be activated`, 'accountStatus');
+          throw invalidInput(
+            'externalAccountId',
+            `External account ${id} is ${row.status}; only ${from.join(' or ')} accounts can be activated`,
+            'accountStatus',
+          );
         }
         const now = BigInt(ctx.clock.nowMs());
-        await trx.updateTable('external_accounts').set({ status: to, updated_at: now }).where('id', '=', id).where('status', 'in', from).execute();
+        await trx
+          .updateTable('external_accounts')
+          .set({ status: to, updated_at: now })
+          .where('id', '=', id)
+          .where('status', 'in', from)
+          .execute();
         return toExternalAccount({ ...row, status: to, updated_at: now });
       });
     },

@@ -26,7 +26,14 @@ function canonical(value: unknown): string {
  * racing with one key: the second one's insert collides, its transaction (and its work) rolls back, and
  * it answers with what the first stored. The same key with another body is refused.
  */
-export async function idempotent<T>(ctx: Ctx, scope: Scope, operation: string, key: string | undefined, request: unknown, work: (trx: Tx) => Promise<Stored<T>>): Promise<Stored<T>> {
+export async function idempotent<T>(
+  ctx: Ctx,
+  scope: Scope,
+  operation: string,
+  key: string | undefined,
+  request: unknown,
+  work: (trx: Tx) => Promise<Stored<T>>,
+): Promise<Stored<T>> {
   if (key === undefined) return ctx.store.tx(work);
   const hash = createHash('sha256').update(canonical(request)).digest('hex');
   const lookup = (trx: Tx | typeof ctx.store.db) =>
@@ -40,7 +47,11 @@ export async function idempotent<T>(ctx: Ctx, scope: Scope, operation: string, k
       .executeTakeFirst();
   const replay = (row: NonNullable<Awaited<ReturnType<typeof lookup>>>): Stored<T> => {
     if (row.request_hash !== hash) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body', { field: 'Idempotency-Key' });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request body',
+        { field: 'Idempotency-Key' },
+      );
     }
     return { status: Number(row.response_status), body: JSON.parse(row.response_body) as T };
   };

@@ -16,7 +16,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound } from '../domain/errors.ts';
-import { APPROVAL_TIMEOUT_MS, checkReceiveInput, decideApproval, rejectionDetails, type ApprovalDecision, type FailureDetails, type UmaReceiveInput } from '../domain/incoming-payments.ts';
+import {
+  APPROVAL_TIMEOUT_MS,
+  checkReceiveInput,
+  decideApproval,
+  rejectionDetails,
+  type ApprovalDecision,
+  type FailureDetails,
+  type UmaReceiveInput,
+} from '../domain/incoming-payments.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { tracksBalance } from '../ledger/accounts.ts';
@@ -28,7 +36,13 @@ import { nowMs, type Ctx, type Scope } from './context.ts';
 import { scopedCustomers } from './customers.ts';
 import { scopedExternalAccounts } from './external-accounts.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
-import { insertTransactionForDelivery, moveTransaction, newTransaction, type Transaction, type TransactionService } from './transactions.ts';
+import {
+  insertTransactionForDelivery,
+  moveTransaction,
+  newTransaction,
+  type Transaction,
+  type TransactionService,
+} from './transactions.ts';
 import { railOutcome } from './transfers.ts';
 
 export const JOB_APPROVAL_TIMEOUT = 'incoming.approval-timeout';
@@ -37,10 +51,19 @@ export const APPROVAL_EVENT = 'INCOMING_PAYMENT.PENDING';
 const COMPLETE: Outcome = { kind: 'COMPLETE' };
 
 function notPending(id: string, status: string): AppError {
-  return new AppError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', `Transaction ${id} is not an incoming payment awaiting approval (it is ${status})`, { id, status });
+  return new AppError(
+    'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
+    `Transaction ${id} is not an incoming payment awaiting approval (it is ${status})`,
+    { id, status },
+  );
 }
 
-export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transactions: TransactionService, webhooks: WebhookService) {
+export function makeIncomingPaymentService(
+  ctx: Ctx,
+  worker: JobWorker,
+  transactions: TransactionService,
+  webhooks: WebhookService,
+) {
   /** Where the money goes: the customer's ACTIVE default UMA deposit account in this currency, else their internal account. */
   async function depositAccount(trx: Tx, scope: Scope, customerId: string, currency: string): Promise<string> {
     const external = await scopedExternalAccounts(trx, scope)
@@ -58,7 +81,9 @@ export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transact
       .where('ledger_accounts.currency', '=', currency)
       .executeTakeFirst();
     if (!internal) {
-      throw new AppError('INVALID_CURRENCY', `The receiving customer has no account in ${currency}`, { field: 'receivingCurrencyCode' });
+      throw new AppError('INVALID_CURRENCY', `The receiving customer has no account in ${currency}`, {
+        field: 'receivingCurrencyCode',
+      });
     }
     return internal.id;
   }
@@ -69,20 +94,40 @@ export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transact
    * is first received into flight (FUND: SETTLEMENT −R, IN_FLIGHT +R) and leaves through settlement when
    * it completes (SETTLE: IN_FLIGHT −R, SETTLEMENT +R), so it never touches a balance of ours.
    */
-  async function approveRow(trx: Tx, scope: Scope, row: TransactionsTable, receiverCustomerInfo?: Record<string, unknown>): Promise<TransactionsTable | undefined> {
+  async function approveRow(
+    trx: Tx,
+    scope: Scope,
+    row: TransactionsTable,
+    receiverCustomerInfo?: Record<string, unknown>,
+  ): Promise<TransactionsTable | undefined> {
     let current = row;
     if (receiverCustomerInfo !== undefined) {
       // What the platform told us about its receiving customer, kept as the payment's counterparty information.
       const counterparty_information = JSON.stringify(receiverCustomerInfo);
-      await trx.updateTable('transactions').set({ counterparty_information }).where('id', '=', row.id).where('status', '=', 'PENDING').execute();
+      await trx
+        .updateTable('transactions')
+        .set({ counterparty_information })
+        .where('id', '=', row.id)
+        .where('status', '=', 'PENDING')
+        .execute();
       current = { ...current, counterparty_information };
     }
-    if (!tracksBalance(current.destination_account_id!)) current = await transactions.fund(trx, scope, current, 'EXTERNAL');
+    if (!tracksBalance(current.destination_account_id!))
+      current = await transactions.fund(trx, scope, current, 'EXTERNAL');
     return transactions.process(trx, scope, current);
   }
 
-  async function end(trx: Tx, scope: Scope, row: TransactionsTable, to: 'REJECTED' | 'FAILED', details: FailureDetails, failureReason?: string): Promise<TransactionsTable | undefined> {
-    const patch: Partial<TransactionsTable> = { failure_details: Object.keys(details).length > 0 ? JSON.stringify(details) : null };
+  async function end(
+    trx: Tx,
+    scope: Scope,
+    row: TransactionsTable,
+    to: 'REJECTED' | 'FAILED',
+    details: FailureDetails,
+    failureReason?: string,
+  ): Promise<TransactionsTable | undefined> {
+    const patch: Partial<TransactionsTable> = {
+      failure_details: Object.keys(details).length > 0 ? JSON.stringify(details) : null,
+    };
     if (failureReason !== undefined) patch.failure_reason = failureReason;
     return moveTransaction(ctx, trx, scope, row, to, patch);
   }
@@ -124,7 +169,11 @@ export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transact
   });
 
   /** /approve and /reject: 404 outside this scope, 409 unless the payment awaits approval. */
-  async function decide(scope: Scope, id: string, act: (trx: Tx, row: TransactionsTable) => Promise<TransactionsTable | undefined>): Promise<Transaction> {
+  async function decide(
+    scope: Scope,
+    id: string,
+    act: (trx: Tx, row: TransactionsTable) => Promise<TransactionsTable | undefined>,
+  ): Promise<Transaction> {
     await ctx.store.tx(async (trx) => {
       const row = await transactions.loadForUpdate(trx, scope, id);
       if (!row) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
@@ -137,17 +186,25 @@ export function makeIncomingPaymentService(ctx: Ctx, worker: JobWorker, transact
 
   return {
     async receive(scope: Scope, input: UmaReceiveInput): Promise<Transaction> {
-      if (scope.environment !== 'sandbox') throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
+      if (scope.environment !== 'sandbox')
+        throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
       checkReceiveInput(input);
       const currency = input.receivingCurrencyCode;
       const amount = BigInt(input.receivingCurrencyAmount);
       const { id, jobId } = await ctx.store.tx(async (trx) => {
         let q = scopedCustomers(trx, scope).selectAll().where('customers.is_deleted', '=', 0n);
-        q = input.customerId !== undefined ? q.where('customers.id', '=', input.customerId) : q.where('customers.uma_address', '=', input.receiverUmaAddress!);
+        q =
+          input.customerId !== undefined
+            ? q.where('customers.id', '=', input.customerId)
+            : q.where('customers.uma_address', '=', input.receiverUmaAddress!);
         const customer = await q.executeTakeFirst();
         if (!customer) {
           const field = input.customerId !== undefined ? 'customerId' : 'receiverUmaAddress';
-          throw new AppError('USER_NOT_FOUND', `No customer of this platform has ${field} ${input.customerId ?? input.receiverUmaAddress}`, { field });
+          throw new AppError(
+            'USER_NOT_FOUND',
+            `No customer of this platform has ${field} ${input.customerId ?? input.receiverUmaAddress}`,
+            { field },
+          );
         }
         const accountId = await depositAccount(trx, scope, customer.id, currency);
         const row = newTransaction(scope, nowMs(ctx, scope), {

@@ -29,7 +29,13 @@ export function toInternalAccount(row: LedgerAccountsTable): InternalAccount {
 }
 
 /** Opens one internal account per currency for a customer (customerId) or for the platform (null). */
-export async function openInternalAccounts(trx: Tx, scope: Scope, customerId: string | null, currencies: readonly string[], nowMs: number): Promise<void> {
+export async function openInternalAccounts(
+  trx: Tx,
+  scope: Scope,
+  customerId: string | null,
+  currencies: readonly string[],
+  nowMs: number,
+): Promise<void> {
   if (currencies.length === 0) return;
   const now = BigInt(nowMs);
   await trx
@@ -63,7 +69,11 @@ export function makeInternalAccountService(ctx: Ctx) {
   const { db } = ctx.store;
 
   return {
-    async listCustomerAccounts(scope: Scope, filters: { currency?: string | undefined; customerId?: string | undefined }, page: PageRequest): Promise<Page<InternalAccount>> {
+    async listCustomerAccounts(
+      scope: Scope,
+      filters: { currency?: string | undefined; customerId?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<InternalAccount>> {
       let q = scopedInternalAccounts(db, scope).where('ledger_accounts.kind', '=', 'CUSTOMER');
       if (filters.currency) q = q.where('ledger_accounts.currency', '=', filters.currency);
       if (filters.customerId) q = q.where('ledger_accounts.owner', '=', filters.customerId);
@@ -92,7 +102,10 @@ export function makeInternalAccountService(ctx: Ctx) {
         throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
       }
       if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_SANDBOX_FUND) {
-        throw new AppError('INVALID_AMOUNT', `amount must be an integer from 1 to ${MAX_SANDBOX_FUND}`, { field: 'amount', value: amount });
+        throw new AppError('INVALID_AMOUNT', `amount must be an integer from 1 to ${MAX_SANDBOX_FUND}`, {
+          field: 'amount',
+          value: amount,
+        });
       }
       return ctx.store.tx(async (trx) => {
         const row = await scopedInternalAccounts(trx, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
@@ -105,13 +118,21 @@ export function makeInternalAccountService(ctx: Ctx) {
             kind: 'SANDBOX_FUNDING',
             reference: accountId,
             postings: [
-              { accountId: systemAccountId(scope, 'SETTLEMENT', row.currency), currency: row.currency, amount: -BigInt(amount) },
+              {
+                accountId: systemAccountId(scope, 'SETTLEMENT', row.currency),
+                currency: row.currency,
+                amount: -BigInt(amount),
+              },
               { accountId, currency: row.currency, amount: BigInt(amount) },
             ],
           },
           now,
         );
-        const updated = await trx.selectFrom('ledger_accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+        const updated = await trx
+          .selectFrom('ledger_accounts')
+          .selectAll()
+          .where('id', '=', accountId)
+          .executeTakeFirstOrThrow();
         return toInternalAccount(updated);
       });
     },

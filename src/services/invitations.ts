@@ -100,25 +100,51 @@ export function makeInvitationService(ctx: Ctx) {
   }
 
   /** Moves a PENDING invitation to `to`, guarded by its state; false when another request moved it first. */
-  async function transition(trx: Tx, code: string, to: InvitationStatus, set: Partial<InvitationsTable>): Promise<boolean> {
-    const result = await trx.updateTable('invitations').set({ ...set, status: to }).where('code', '=', code).where('status', '=', 'PENDING').executeTakeFirst();
+  async function transition(
+    trx: Tx,
+    code: string,
+    to: InvitationStatus,
+    set: Partial<InvitationsTable>,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('invitations')
+      .set({ ...set, status: to })
+      .where('code', '=', code)
+      .where('status', '=', 'PENDING')
+      .executeTakeFirst();
     return result.numUpdatedRows === 1n;
   }
 
   return {
     async create(scope: Scope, input: InvitationInput): Promise<Invitation> {
-      if (!isUmaAddress(input.inviterUma)) throw new AppError('INVALID_UMA_ADDRESS', 'inviterUma must look like $name@domain', { field: 'inviterUma' });
-      const inviter = await scopedCustomers(db, scope).select('id').where('uma_address', '=', input.inviterUma).where('is_deleted', '=', 0n).executeTakeFirst();
-      if (!inviter) throw invalidInput('inviterUma', `${input.inviterUma} is not the UMA address of one of your customers`, 'customer');
+      if (!isUmaAddress(input.inviterUma))
+        throw new AppError('INVALID_UMA_ADDRESS', 'inviterUma must look like $name@domain', { field: 'inviterUma' });
+      const inviter = await scopedCustomers(db, scope)
+        .select('id')
+        .where('uma_address', '=', input.inviterUma)
+        .where('is_deleted', '=', 0n)
+        .executeTakeFirst();
+      if (!inviter)
+        throw invalidInput(
+          'inviterUma',
+          `${input.inviterUma} is not the UMA address of one of your customers`,
+          'customer',
+        );
       const config = await getPlatformConfig(ctx, scope);
-      if (input.currency !== undefined && input.amountToSend === undefined) throw invalidInput('currency', 'currency applies to amountToSend, which is missing', 'requires:amountToSend');
+      if (input.currency !== undefined && input.amountToSend === undefined)
+        throw invalidInput('currency', 'currency applies to amountToSend, which is missing', 'requires:amountToSend');
       const amountCurrency = input.amountToSend === undefined ? null : (input.currency ?? primaryCurrency(config));
       if (amountCurrency !== null && !config.supportedCurrencies.includes(amountCurrency)) {
-        throw invalidInput('currency', `${amountCurrency} is not one of the platform's supported currencies`, 'supportedCurrency');
+        throw invalidInput(
+          'currency',
+          `${amountCurrency} is not one of the platform's supported currencies`,
+          'supportedCurrency',
+        );
       }
       const now = nowMs(ctx, scope);
       const expiresAt = input.expiresAt === undefined ? null : Date.parse(input.expiresAt);
-      if (expiresAt !== null && expiresAt <= now) throw invalidInput('expiresAt', `expiresAt must be in the future (now is ${iso(now)})`, 'future');
+      if (expiresAt !== null && expiresAt <= now)
+        throw invalidInput('expiresAt', `expiresAt must be in the future (now is ${iso(now)})`, 'future');
 
       return store.tx(async (trx) => {
         const row: InvitationsTable = {
@@ -138,7 +164,8 @@ export function makeInvitationService(ctx: Ctx) {
           updated_at: BigInt(now),
         };
         await trx.insertInto('invitations').values(row).execute();
-        if (expiresAt !== null) await enqueueJob(trx, scope, INVITATION_EXPIRE_JOB, { code: row.code }, ctx.clock.nowMs(), expiresAt - now);
+        if (expiresAt !== null)
+          await enqueueJob(trx, scope, INVITATION_EXPIRE_JOB, { code: row.code }, ctx.clock.nowMs(), expiresAt - now);
         return toInvitation(row, now);
       });
     },
@@ -153,15 +180,29 @@ export function makeInvitationService(ctx: Ctx) {
      * platform (its webhook tells it to send the promised amount) and commits with the claim.
      */
     async claim(scope: Scope, code: string, inviteeUma: string): Promise<Invitation> {
-      if (!isUmaAddress(inviteeUma)) throw new AppError('INVALID_UMA_ADDRESS', 'inviteeUma must look like $name@domain', { field: 'inviteeUma' });
+      if (!isUmaAddress(inviteeUma))
+        throw new AppError('INVALID_UMA_ADDRESS', 'inviteeUma must look like $name@domain', { field: 'inviteeUma' });
       const inviterScope = await inviterScopeOf(await load(db, scope.environment, code));
       return store.tx(async (trx) => {
         const row = await load(trx, scope.environment, code, true);
         const now = nowMs(ctx, inviterScope);
         requirePending(row, now);
-        if (inviteeUma.toLowerCase() === row.inviter_uma.toLowerCase()) throw invalidInput('inviteeUma', 'An inviter cannot claim their own invitation', 'notInviter');
-        const claimed: InvitationsTable = { ...row, status: 'CLAIMED', invitee_uma: inviteeUma, claimed_at: BigInt(now), updated_at: BigInt(now) };
-        if (!(await transition(trx, code, 'CLAIMED', { invitee_uma: inviteeUma, claimed_at: claimed.claimed_at, updated_at: claimed.updated_at }))) {
+        if (inviteeUma.toLowerCase() === row.inviter_uma.toLowerCase())
+          throw invalidInput('inviteeUma', 'An inviter cannot claim their own invitation', 'notInviter');
+        const claimed: InvitationsTable = {
+          ...row,
+          status: 'CLAIMED',
+          invitee_uma: inviteeUma,
+          claimed_at: BigInt(now),
+          updated_at: BigInt(now),
+        };
+        if (
+          !(await transition(trx, code, 'CLAIMED', {
+            invitee_uma: inviteeUma,
+            claimed_at: claimed.claimed_at,
+            updated_at: claimed.updated_at,
+          }))
+        ) {
           throw movedMeanwhile(await load(trx, scope.environment, code), now);
         }
         const invitation = toInvitation(claimed, now);
@@ -174,11 +215,13 @@ export function makeInvitationService(ctx: Ctx) {
     async cancel(scope: Scope, code: string): Promise<Invitation> {
       return store.tx(async (trx) => {
         const row = await load(trx, scope.environment, code, true);
-        if (row.platform_id !== scope.platformId) throw new AppError('FORBIDDEN', `Invitation ${code} was created by another platform; only it can cancel it`);
+        if (row.platform_id !== scope.platformId)
+          throw new AppError('FORBIDDEN', `Invitation ${code} was created by another platform; only it can cancel it`);
         const now = nowMs(ctx, scope);
         requirePending(row, now);
         const cancelled: InvitationsTable = { ...row, status: 'CANCELLED', updated_at: BigInt(now) };
-        if (!(await transition(trx, code, 'CANCELLED', { updated_at: cancelled.updated_at }))) throw movedMeanwhile(await load(trx, scope.environment, code), now);
+        if (!(await transition(trx, code, 'CANCELLED', { updated_at: cancelled.updated_at })))
+          throw movedMeanwhile(await load(trx, scope.environment, code), now);
         return toInvitation(cancelled, now);
       });
     },

@@ -31,11 +31,17 @@ function checkCurrencies(list: PlatformCurrencyConfig[]): void {
   const seen = new Set<string>();
   list.forEach((c, i) => {
     const field = `supportedCurrencies.${i}`;
-    if (seen.has(c.currencyCode)) throw invalidInput(`${field}.currencyCode`, `${c.currencyCode} is listed twice`, 'unique');
+    if (seen.has(c.currencyCode))
+      throw invalidInput(`${field}.currencyCode`, `${c.currencyCode} is listed twice`, 'unique');
     seen.add(c.currencyCode);
-    if (c.minAmount > c.maxAmount) throw invalidInput(`${field}.minAmount`, `${field}.minAmount must not exceed maxAmount`, 'range');
+    if (c.minAmount > c.maxAmount)
+      throw invalidInput(`${field}.minAmount`, `${field}.minAmount must not exceed maxAmount`, 'range');
     if (new Set(c.enabledTransactionTypes).size !== c.enabledTransactionTypes.length) {
-      throw invalidInput(`${field}.enabledTransactionTypes`, `${field}.enabledTransactionTypes lists a type twice`, 'unique');
+      throw invalidInput(
+        `${field}.enabledTransactionTypes`,
+        `${field}.enabledTransactionTypes lists a type twice`,
+        'unique',
+      );
     }
   });
 }
@@ -60,7 +66,11 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
   }
 
   function scoped(scope: Scope) {
-    return db.selectFrom('platform_configs').selectAll().where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
+    return db
+      .selectFrom('platform_configs')
+      .selectAll()
+      .where('platform_id', '=', scope.platformId)
+      .where('environment', '=', scope.environment);
   }
 
   return {
@@ -74,19 +84,33 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
      */
     async update(scope: Scope, input: PlatformConfigUpdate): Promise<PlatformConfigView> {
       const umaDomain = input.umaDomain?.toLowerCase();
-      if (umaDomain !== undefined && !DOMAIN.test(umaDomain)) throw invalidInput('umaDomain', 'umaDomain must be a domain name such as pay.example.com', 'domain');
-      const endpoint = input.webhookEndpoint === undefined || input.webhookEndpoint === null ? input.webhookEndpoint : checkWebhookUrl(input.webhookEndpoint, scope.environment, 'webhookEndpoint', ctx.config.allowPrivateWebhookUrls);
+      if (umaDomain !== undefined && !DOMAIN.test(umaDomain))
+        throw invalidInput('umaDomain', 'umaDomain must be a domain name such as pay.example.com', 'domain');
+      const endpoint =
+        input.webhookEndpoint === undefined || input.webhookEndpoint === null
+          ? input.webhookEndpoint
+          : checkWebhookUrl(
+              input.webhookEndpoint,
+              scope.environment,
+              'webhookEndpoint',
+              ctx.config.allowPrivateWebhookUrls,
+            );
       if (input.supportedCurrencies) checkCurrencies(input.supportedCurrencies);
 
       const row = await ctx.store.tx(async (trx) => {
-        let current = trx.selectFrom('platform_configs').selectAll().where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
+        let current = trx
+          .selectFrom('platform_configs')
+          .selectAll()
+          .where('platform_id', '=', scope.platformId)
+          .where('environment', '=', scope.environment);
         // Two PATCHes at once must not both see the old currency list (SQLite's write lock already serializes).
         if (ctx.store.engine === 'postgres') current = current.forUpdate();
         const before = await current.executeTakeFirstOrThrow();
         const now = nowMs(ctx, scope);
         const changes: Partial<typeof before> = {};
         if (umaDomain !== undefined && umaDomain !== before.uma_domain) changes.uma_domain = umaDomain;
-        if (input.webhookEnvelope !== undefined && input.webhookEnvelope !== before.webhook_envelope) changes.webhook_envelope = input.webhookEnvelope;
+        if (input.webhookEnvelope !== undefined && input.webhookEnvelope !== before.webhook_envelope)
+          changes.webhook_envelope = input.webhookEnvelope;
         const endpointChanged = endpoint !== undefined && endpoint !== before.webhook_endpoint;
         if (endpointChanged) {
           changes.webhook_endpoint = endpoint;
@@ -110,9 +134,13 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
               .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
               .execute();
             if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
-              throw new AppError('CONFLICT', `Adding a currency opens accounts for every customer, at most ${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`, {
-                field: 'supportedCurrencies',
-              });
+              throw new AppError(
+                'CONFLICT',
+                `Adding a currency opens accounts for every customer, at most ${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
+                {
+                  field: 'supportedCurrencies',
+                },
+              );
             }
             for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
           }
@@ -121,7 +149,13 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
         if (Object.keys(changes).length === 0) return before;
         changes.updated_at = BigInt(now);
         await trx.updateTable('platform_configs').set(changes).where('id', '=', before.id).execute();
-        if (endpointChanged && endpoint !== null) await recordEvent(trx, { ...scope, hasWebhookEndpoint: true }, { type: 'TEST', objectId: before.id, data: {} }, now);
+        if (endpointChanged && endpoint !== null)
+          await recordEvent(
+            trx,
+            { ...scope, hasWebhookEndpoint: true },
+            { type: 'TEST', objectId: before.id, data: {} },
+            now,
+          );
         return { ...before, ...changes };
       });
       return view(scope, row);

@@ -28,7 +28,13 @@ export type PlatformCurrencyConfig = Static<typeof PlatformCurrencyConfigSchema>
 
 /** What a new platform, or an older row that stored bare codes, gets for a currency. */
 export function defaultCurrencyConfig(currencyCode: string): PlatformCurrencyConfig {
-  return { currencyCode, minAmount: 1, maxAmount: 100_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
+  return {
+    currencyCode,
+    minAmount: 1,
+    maxAmount: 100_000_000_000,
+    requiredCounterpartyFields: [],
+    enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+  };
 }
 
 /** The stored list: PlatformCurrencyConfig objects; rows written before those existed hold bare codes. */
@@ -113,7 +119,10 @@ export async function platformExists(ctx: Ctx, platformId: string): Promise<bool
 }
 
 export async function countPlatforms(ctx: Ctx): Promise<number> {
-  const row = await ctx.store.db.selectFrom('platforms').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const row = await ctx.store.db
+    .selectFrom('platforms')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -124,7 +133,11 @@ export async function countPlatforms(ctx: Ctx): Promise<number> {
  * already serializes the two.
  */
 export async function getPlatformConfig(ctx: Ctx, scope: Scope, trx?: Tx, share = false): Promise<PlatformConfig> {
-  let q = (trx ?? ctx.store.db).selectFrom('platform_configs').selectAll().where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
+  let q = (trx ?? ctx.store.db)
+    .selectFrom('platform_configs')
+    .selectAll()
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment);
   if (trx && share && ctx.store.engine === 'postgres') q = q.forShare();
   return toPlatformConfig(await q.executeTakeFirstOrThrow());
 }
@@ -137,7 +150,12 @@ export async function loadScope(ctx: Ctx, platformId: string, environment: Envir
     .where('platform_id', '=', platformId)
     .where('environment', '=', environment)
     .executeTakeFirst();
-  return { platformId, environment, clockOffsetMs: Number(row?.clock_offset_ms ?? 0n), hasWebhookEndpoint: row ? row.webhook_endpoint !== null : undefined };
+  return {
+    platformId,
+    environment,
+    clockOffsetMs: Number(row?.clock_offset_ms ?? 0n),
+    hasWebhookEndpoint: row ? row.webhook_endpoint !== null : undefined,
+  };
 }
 
 /**

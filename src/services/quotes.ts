@@ -23,7 +23,13 @@ import type { CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import type { RateService } from './rates.ts';
 import { requireLookup } from './receiver-lookups.ts';
-import { insertTransaction, moveTransaction, newTransaction, type Transaction, type TransactionService } from './transactions.ts';
+import {
+  insertTransaction,
+  moveTransaction,
+  newTransaction,
+  type Transaction,
+  type TransactionService,
+} from './transactions.ts';
 import { railOutcome, requireInternalAccount } from './transfers.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
@@ -54,7 +60,10 @@ export function toQuote(row: QuotesTable): Quote {
 }
 
 export function scopedQuotes(db: Db | Tx, scope: Scope) {
-  return db.selectFrom('quotes').where('quotes.platform_id', '=', scope.platformId).where('quotes.environment', '=', scope.environment);
+  return db
+    .selectFrom('quotes')
+    .where('quotes.platform_id', '=', scope.platformId)
+    .where('quotes.environment', '=', scope.environment);
 }
 
 /** How a quote's money reaches the in-flight account when it runs. */
@@ -89,7 +98,10 @@ function counterpartyOf(account: ExternalAccountsTable): Record<string, string> 
   const beneficiary = (JSON.parse(account.account_info) as { beneficiary?: Record<string, unknown> }).beneficiary;
   if (!beneficiary) return null;
   const info: Record<string, string> = {};
-  const name = beneficiary.fullName ?? beneficiary.legalName ?? (beneficiary.businessInfo as { legalName?: string } | undefined)?.legalName;
+  const name =
+    beneficiary.fullName ??
+    beneficiary.legalName ??
+    (beneficiary.businessInfo as { legalName?: string } | undefined)?.legalName;
   if (typeof name === 'string') info.FULL_NAME = name;
   if (typeof beneficiary.birthDate === 'string') info.BIRTH_DATE = beneficiary.birthDate;
   if (typeof beneficiary.nationality === 'string') info.NATIONALITY = beneficiary.nationality;
@@ -109,16 +121,32 @@ export function makeQuoteService(
   async function resolveSource(trx: Tx, scope: Scope, input: QuoteInput['source']): Promise<ResolvedSource> {
     if (input.sourceType === 'REALTIME_FUNDING') {
       const code = required(input.currency, 'source.currency', 'for REALTIME_FUNDING');
-      if (!isSupportedCurrency(code)) throw new AppError('INVALID_CURRENCY', `source.currency ${code} is not supported`, { field: 'source.currency' });
+      if (!isSupportedCurrency(code))
+        throw new AppError('INVALID_CURRENCY', `source.currency ${code} is not supported`, {
+          field: 'source.currency',
+        });
       const customer = input.customerId ? await customers.requireActive(trx, scope, input.customerId) : undefined;
       const echo: Record<string, string> = { sourceType: 'REALTIME_FUNDING', currency: code };
       if (customer) echo.customerId = customer.id;
-      return { echo, currency: code, accountId: null, path: 'REALTIME', customerId: customer?.id ?? null, platformCustomerId: customer?.platform_customer_id ?? null, umaAddress: customer?.uma_address ?? null };
+      return {
+        echo,
+        currency: code,
+        accountId: null,
+        path: 'REALTIME',
+        customerId: customer?.id ?? null,
+        platformCustomerId: customer?.platform_customer_id ?? null,
+        umaAddress: customer?.uma_address ?? null,
+      };
     }
     const accountId = required(input.accountId, 'source.accountId', 'for an ACCOUNT source');
     if (accountId.startsWith('ExternalAccount:')) {
       const account = await externalAccounts.requireUsableExternalAccount(trx, scope, accountId, 'source.accountId');
-      if (!isPullable(account.account_type)) throw invalidInput('source.accountId', `${account.account_type} accounts cannot be pulled from, so they cannot fund a quote`, 'pullable');
+      if (!isPullable(account.account_type))
+        throw invalidInput(
+          'source.accountId',
+          `${account.account_type} accounts cannot be pulled from, so they cannot fund a quote`,
+          'pullable',
+        );
       const customer = account.customer_id ? await customers.requireActive(trx, scope, account.customer_id) : undefined;
       return {
         echo: { sourceType: 'ACCOUNT', accountId, ...(customer ? { customerId: customer.id } : {}) },
@@ -145,9 +173,20 @@ export function makeQuoteService(
     };
   }
 
-  function accountDestination(account: ExternalAccountsTable, echo: Record<string, string>, paymentRail: string | undefined): ResolvedDestination {
-    if (paymentRail !== undefined && !(accountTypeRule(account.account_type)?.paymentRails ?? []).includes(paymentRail)) {
-      throw invalidInput('destination.paymentRail', `${paymentRail} is not a rail ${account.account_type} accounts support`, 'paymentRail');
+  function accountDestination(
+    account: ExternalAccountsTable,
+    echo: Record<string, string>,
+    paymentRail: string | undefined,
+  ): ResolvedDestination {
+    if (
+      paymentRail !== undefined &&
+      !(accountTypeRule(account.account_type)?.paymentRails ?? []).includes(paymentRail)
+    ) {
+      throw invalidInput(
+        'destination.paymentRail',
+        `${paymentRail} is not a rail ${account.account_type} accounts support`,
+        'paymentRail',
+      );
     }
     return {
       echo: { ...echo, accountId: account.id, ...(paymentRail ? { paymentRail } : {}), currency: account.currency },
@@ -159,37 +198,71 @@ export function makeQuoteService(
     };
   }
 
-  async function resolveDestination(trx: Tx, scope: Scope, input: QuoteInput['destination']): Promise<ResolvedDestination> {
+  async function resolveDestination(
+    trx: Tx,
+    scope: Scope,
+    input: QuoteInput['destination'],
+  ): Promise<ResolvedDestination> {
     switch (input.destinationType) {
       case 'ACCOUNT': {
         const accountId = required(input.accountId, 'destination.accountId', 'for an ACCOUNT destination');
-        const account = await externalAccounts.requireUsableExternalAccount(trx, scope, accountId, 'destination.accountId');
+        const account = await externalAccounts.requireUsableExternalAccount(
+          trx,
+          scope,
+          accountId,
+          'destination.accountId',
+        );
         return accountDestination(account, { destinationType: 'ACCOUNT' }, input.paymentRail);
       }
       case 'EXTERNAL_ACCOUNT_DETAILS': {
-        const details = required(input.externalAccountDetails, 'destination.externalAccountDetails', 'for an EXTERNAL_ACCOUNT_DETAILS destination');
+        const details = required(
+          input.externalAccountDetails,
+          'destination.externalAccountDetails',
+          'for an EXTERNAL_ACCOUNT_DETAILS destination',
+        );
         let created;
         try {
           created = await externalAccounts.createExternalAccountInTx(trx, scope, details as never);
         } catch (err) {
           // The account's own rules speak of `accountInfo.x`; here that field lives deeper in the quote.
           if (err instanceof AppError && typeof err.details?.field === 'string') {
-            throw new AppError(err.code, err.message, { ...err.details, field: `destination.externalAccountDetails.${err.details.field}` });
+            throw new AppError(err.code, err.message, {
+              ...err.details,
+              field: `destination.externalAccountDetails.${err.details.field}`,
+            });
           }
           throw err;
         }
-        const account = await externalAccounts.requireUsableExternalAccount(trx, scope, created.id, 'destination.externalAccountDetails');
+        const account = await externalAccounts.requireUsableExternalAccount(
+          trx,
+          scope,
+          created.id,
+          'destination.externalAccountDetails',
+        );
         return accountDestination(account, { destinationType: 'EXTERNAL_ACCOUNT_DETAILS' }, input.paymentRail);
       }
       case 'UMA_ADDRESS': {
         const umaAddress = required(input.umaAddress, 'destination.umaAddress', 'for a UMA_ADDRESS destination');
         if (scope.environment !== 'sandbox') {
-          throw new AppError('NOT_IMPLEMENTED', 'UMA payments need a UMA network connector; this installation has none configured for production');
+          throw new AppError(
+            'NOT_IMPLEMENTED',
+            'UMA payments need a UMA network connector; this installation has none configured for production',
+          );
         }
         const receiver = isUmaAddress(umaAddress) ? sandboxTestReceiver(umaAddress) : undefined;
-        if (!receiver) throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`, { field: 'destination.umaAddress' });
+        if (!receiver)
+          throw new AppError(
+            'RECEIVER_NOT_FOUND',
+            `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`,
+            { field: 'destination.umaAddress' },
+          );
         const code = input.currency ?? receiver.currencies[0]!;
-        if (!receiver.currencies.includes(code)) throw invalidInput('destination.currency', `${umaAddress} receives ${receiver.currencies.join(', ')}, not ${code}`, 'currency');
+        if (!receiver.currencies.includes(code))
+          throw invalidInput(
+            'destination.currency',
+            `${umaAddress} receives ${receiver.currencies.join(', ')}, not ${code}`,
+            'currency',
+          );
         return {
           echo: { destinationType: 'UMA_ADDRESS', umaAddress, currency: code },
           currency: code,
@@ -208,8 +281,16 @@ export function makeQuoteService(
    */
   async function checkLookup(trx: Tx, scope: Scope, lookupId: string, destination: ResolvedDestination): Promise<void> {
     const { receiver } = await requireLookup(trx, scope, lookupId);
-    const matches = receiver.type === 'UMA_ADDRESS' ? receiver.umaAddress === destination.umaAddress : receiver.accountId === destination.accountId;
-    if (!matches) throw invalidInput('lookupId', `${lookupId} looked up another receiver than this quote's destination`, 'lookupReceiver');
+    const matches =
+      receiver.type === 'UMA_ADDRESS'
+        ? receiver.umaAddress === destination.umaAddress
+        : receiver.accountId === destination.accountId;
+    if (!matches)
+      throw invalidInput(
+        'lookupId',
+        `${lookupId} looked up another receiver than this quote's destination`,
+        'lookupReceiver',
+      );
   }
 
   async function load(trx: Db | Tx, scope: Scope, quoteId: string, lock = false): Promise<QuotesTable> {
@@ -226,19 +307,29 @@ export function makeQuoteService(
    */
   async function claim(trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
     const now = nowMs(ctx, scope);
-    if (quote.status !== 'PENDING') throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, { status: quote.status });
-    if (now >= Number(quote.expires_at)) throw new AppError('QUOTE_EXPIRED', `Quote ${quote.id} expired at ${iso(quote.expires_at)}; create a new quote`);
+    if (quote.status !== 'PENDING')
+      throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
+        status: quote.status,
+      });
+    if (now >= Number(quote.expires_at))
+      throw new AppError('QUOTE_EXPIRED', `Quote ${quote.id} expired at ${iso(quote.expires_at)}; create a new quote`);
     const claimed = await trx
       .updateTable('quotes')
       .set({ status: 'PROCESSING', updated_at: BigInt(now) })
       .where('id', '=', quote.id)
       .where('status', '=', 'PENDING')
       .executeTakeFirst();
-    if (claimed.numUpdatedRows !== 1n) throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
+    if (claimed.numUpdatedRows !== 1n)
+      throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
   }
 
   /** Funds the quote's transaction and runs it: debit (or receipt), PROCESSING, and the rail's outcome. */
-  async function run(trx: Tx, scope: Scope, quote: QuotesTable, funding: 'INTERNAL' | 'EXTERNAL'): Promise<TransactionsTable> {
+  async function run(
+    trx: Tx,
+    scope: Scope,
+    quote: QuotesTable,
+    funding: 'INTERNAL' | 'EXTERNAL',
+  ): Promise<TransactionsTable> {
     const row = (await transactions.loadForUpdate(trx, scope, quote.transaction_id))!;
     const funded = await transactions.fund(trx, scope, row, funding);
     return (await transactions.process(trx, scope, funded)) ?? funded;
@@ -249,7 +340,11 @@ export function makeQuoteService(
       const quote = await load(trx, scope, quoteId, true);
       const source = JSON.parse(quote.source) as { sourceType: string; accountId?: string };
       if (source.sourceType === 'REALTIME_FUNDING') {
-        throw new AppError('QUOTE_NOT_EXECUTABLE', 'A REALTIME_FUNDING quote runs when its funds arrive (see paymentInstructions); it cannot be executed', { field: 'quoteId' });
+        throw new AppError(
+          'QUOTE_NOT_EXECUTABLE',
+          'A REALTIME_FUNDING quote runs when its funds arrive (see paymentInstructions); it cannot be executed',
+          { field: 'quoteId' },
+        );
       }
       await claim(trx, scope, quote);
       await run(trx, scope, quote, source.accountId?.startsWith('ExternalAccount:') ? 'EXTERNAL' : 'INTERNAL');
@@ -279,13 +374,20 @@ export function makeQuoteService(
         if (input.lookupId !== undefined) await checkLookup(trx, scope, input.lookupId, destination);
         const { rate, fees, limits } = rates.pair(scope, source.currency, destination.currency);
         const amount = BigInt(input.lockedCurrencyAmount);
-        const price = input.lockedCurrencySide === 'SENDING' ? priceSending(amount, rate, fees) : priceReceiving(amount, rate, fees);
+        const price =
+          input.lockedCurrencySide === 'SENDING'
+            ? priceSending(amount, rate, fees)
+            : priceReceiving(amount, rate, fees);
         if (!price || price.totalSendingMinor < limits.minMinor || price.totalSendingMinor > limits.maxMinor) {
-          throw new AppError('AMOUNT_OUT_OF_RANGE', `The sending amount must be from ${limits.minMinor} to ${limits.maxMinor} ${source.currency} (smallest unit) and cover the fees`, {
-            field: 'lockedCurrencyAmount',
-            min: Number(limits.minMinor),
-            max: Number(limits.maxMinor),
-          });
+          throw new AppError(
+            'AMOUNT_OUT_OF_RANGE',
+            `The sending amount must be from ${limits.minMinor} to ${limits.maxMinor} ${source.currency} (smallest unit) and cover the fees`,
+            {
+              field: 'lockedCurrencyAmount',
+              min: Number(limits.minMinor),
+              max: Number(limits.maxMinor),
+            },
+          );
         }
         const nowScope = nowMs(ctx, scope);
         const now = BigInt(nowScope);
@@ -300,13 +402,25 @@ export function makeQuoteService(
           gridApiVariableFeeRate: Number(fees.variableBps) / 10_000,
           gridApiVariableFeeAmount: Number(price.variableFeeMinor),
         });
-        const counterparty = destination.counterparty || input.purposeOfPayment ? JSON.stringify({ ...destination.counterparty, ...(input.purposeOfPayment ? { PURPOSE_OF_PAYMENT: input.purposeOfPayment } : {}) }) : null;
+        const counterparty =
+          destination.counterparty || input.purposeOfPayment
+            ? JSON.stringify({
+                ...destination.counterparty,
+                ...(input.purposeOfPayment ? { PURPOSE_OF_PAYMENT: input.purposeOfPayment } : {}),
+              })
+            : null;
         const tx = newTransaction(scope, nowScope, {
           type: 'OUTGOING',
           flow: 'QUOTE',
-          source: JSON.stringify(source.path === 'REALTIME' ? source.echo : { sourceType: 'ACCOUNT', accountId: source.accountId, currency: source.currency }),
+          source: JSON.stringify(
+            source.path === 'REALTIME'
+              ? source.echo
+              : { sourceType: 'ACCOUNT', accountId: source.accountId, currency: source.currency },
+          ),
           destination: JSON.stringify(
-            destination.umaAddress ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency } : { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency },
+            destination.umaAddress
+              ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency }
+              : { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency },
           ),
           source_account_id: source.accountId,
           destination_account_id: destination.accountId,
@@ -362,7 +476,11 @@ export function makeQuoteService(
           .execute();
         await enqueueJob(trx, scope, JOB_EXPIRE, { quoteId }, ctx.clock.nowMs(), ctx.config.quoteTtlMs);
         if (input.immediatelyExecute && source.path === 'REALTIME') {
-          throw invalidInput('immediatelyExecute', 'immediatelyExecute needs an account source; a REALTIME_FUNDING quote runs when its funds arrive', 'source');
+          throw invalidInput(
+            'immediatelyExecute',
+            'immediatelyExecute needs an account source; a REALTIME_FUNDING quote runs when its funds arrive',
+            'source',
+          );
         }
       });
       if (input.immediatelyExecute) return execute(scope, quoteId);
@@ -375,7 +493,16 @@ export function makeQuoteService(
 
     async list(
       scope: Scope,
-      f: { customerId?: string | undefined; sendingAccountId?: string | undefined; receivingAccountId?: string | undefined; sendingUmaAddress?: string | undefined; receivingUmaAddress?: string | undefined; status?: string | undefined; createdAfter?: number | undefined; createdBefore?: number | undefined },
+      f: {
+        customerId?: string | undefined;
+        sendingAccountId?: string | undefined;
+        receivingAccountId?: string | undefined;
+        sendingUmaAddress?: string | undefined;
+        receivingUmaAddress?: string | undefined;
+        status?: string | undefined;
+        createdAfter?: number | undefined;
+        createdBefore?: number | undefined;
+      },
       page: PageRequest,
     ): Promise<Page<Quote>> {
       let q = scopedQuotes(db, scope);
@@ -394,18 +521,35 @@ export function makeQuoteService(
      * Sandbox: the payer sends the funds a REALTIME_FUNDING quote asked for. The matching amount runs the
      * quote; any other amount (or currency) fails it with FUNDING_AMOUNT_MISMATCH and the funds go back.
      */
-    async sandboxSend(scope: Scope, input: { quoteId?: string | undefined; reference?: string | undefined; currencyCode?: string | undefined; currencyAmount?: number | undefined }): Promise<Transaction> {
-      if (scope.environment !== 'sandbox') throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
-      if (input.quoteId === undefined && input.reference === undefined) throw invalidInput('quoteId', 'give quoteId or the reference from the payment instructions', 'required');
+    async sandboxSend(
+      scope: Scope,
+      input: {
+        quoteId?: string | undefined;
+        reference?: string | undefined;
+        currencyCode?: string | undefined;
+        currencyAmount?: number | undefined;
+      },
+    ): Promise<Transaction> {
+      if (scope.environment !== 'sandbox')
+        throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
+      if (input.quoteId === undefined && input.reference === undefined)
+        throw invalidInput('quoteId', 'give quoteId or the reference from the payment instructions', 'required');
       const transactionId = await ctx.store.tx(async (trx) => {
         let quote: QuotesTable;
         if (input.quoteId !== undefined) quote = await load(trx, scope, input.quoteId, true);
         else {
-          const found = await scopedQuotes(trx, scope).selectAll().where('quotes.reference', '=', input.reference!).executeTakeFirst();
-          if (!found) throw new AppError('REFERENCE_NOT_FOUND', `No quote has the payment reference ${input.reference}`, { field: 'reference' });
+          const found = await scopedQuotes(trx, scope)
+            .selectAll()
+            .where('quotes.reference', '=', input.reference!)
+            .executeTakeFirst();
+          if (!found)
+            throw new AppError('REFERENCE_NOT_FOUND', `No quote has the payment reference ${input.reference}`, {
+              field: 'reference',
+            });
           quote = found;
         }
-        if (quote.reference === null) throw invalidInput('quoteId', `Quote ${quote.id} is funded from an account; execute it instead`, 'source');
+        if (quote.reference === null)
+          throw invalidInput('quoteId', `Quote ${quote.id} is funded from an account; execute it instead`, 'source');
         await claim(trx, scope, quote);
         const currencyCode = input.currencyCode ?? quote.sending_currency;
         const amount = input.currencyAmount === undefined ? quote.total_sending_amount : BigInt(input.currencyAmount);
@@ -415,7 +559,14 @@ export function makeQuoteService(
           // Funds that do not match are not accepted into the payment (nothing is posted): it fails at once.
           const row = (await transactions.loadForUpdate(trx, scope, quote.transaction_id))!;
           const processing = await moveTransaction(ctx, trx, scope, row, 'PROCESSING');
-          await transactions.fail(trx, scope, processing!, 'FUNDING_AMOUNT_MISMATCH', 'COMPLETED', 'TRANSACTION_FAILED');
+          await transactions.fail(
+            trx,
+            scope,
+            processing!,
+            'FUNDING_AMOUNT_MISMATCH',
+            'COMPLETED',
+            'TRANSACTION_FAILED',
+          );
         }
         return quote.transaction_id;
       });

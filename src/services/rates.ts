@@ -26,11 +26,15 @@ export function makeRateService(ctx: Ctx) {
     const rate = from === to ? { from, to, numerator: 1n, denominator: 1n } : source.rate(from, to);
     const fees = source.fees(from, to);
     if (!rate || !fees) {
-      throw new AppError('QUOTE_REQUEST_FAILED', `No ${scope.environment} exchange rate or fee schedule for ${from} → ${to}${scope.environment === 'production' ? ' (the operator supplies them in RATES_FILE)' : ''}`, {
-        field: 'currency',
-        from,
-        to,
-      });
+      throw new AppError(
+        'QUOTE_REQUEST_FAILED',
+        `No ${scope.environment} exchange rate or fee schedule for ${from} → ${to}${scope.environment === 'production' ? ' (the operator supplies them in RATES_FILE)' : ''}`,
+        {
+          field: 'currency',
+          from,
+          to,
+        },
+      );
     }
     return { rate, fees, limits: source.limits(from) };
   }
@@ -39,7 +43,10 @@ export function makeRateService(ctx: Ctx) {
     pair,
 
     /** GET /exchange-rates: one entry per pair that has a rate, priced for `sendingAmount`. */
-    list(scope: Scope, query: { sourceCurrency?: string | undefined; destinationCurrency?: string[] | undefined; sendingAmount: number }) {
+    list(
+      scope: Scope,
+      query: { sourceCurrency?: string | undefined; destinationCurrency?: string[] | undefined; sendingAmount: number },
+    ) {
       const sources = query.sourceCurrency ? [query.sourceCurrency] : CURRENCY_CODES;
       const destinations = query.destinationCurrency?.length ? query.destinationCurrency : CURRENCY_CODES;
       const updatedAt = loadedAt;

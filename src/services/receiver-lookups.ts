@@ -5,7 +5,14 @@ import { iso } from '../domain/clock.ts';
 import { currency as currencyOf, type Currency } from '../domain/currencies.ts';
 import { newId } from '../domain/ids.ts';
 import { isUmaAddress } from '../domain/uma.ts';
-import { LOOKUP_MAX_AMOUNT, LOOKUP_MIN_AMOUNT, sandboxTestReceiver, TEST_RECEIVER_PAYER_DATA, type PayerDataField, type SandboxReceiverBehaviour } from '../domain/uma-receivers.ts';
+import {
+  LOOKUP_MAX_AMOUNT,
+  LOOKUP_MIN_AMOUNT,
+  sandboxTestReceiver,
+  TEST_RECEIVER_PAYER_DATA,
+  type PayerDataField,
+  type SandboxReceiverBehaviour,
+} from '../domain/uma-receivers.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { CustomersTable, ReceiverLookupsTable } from '../store/schema.ts';
 import type { Ctx, Scope } from './context.ts';
@@ -37,7 +44,12 @@ export interface SupportedCurrency {
 }
 
 export type LookupReceiver =
-  | { type: 'UMA_ADDRESS'; umaAddress: string; customerId: string | null; sandboxBehaviour: SandboxReceiverBehaviour | null }
+  | {
+      type: 'UMA_ADDRESS';
+      umaAddress: string;
+      customerId: string | null;
+      sandboxBehaviour: SandboxReceiverBehaviour | null;
+    }
   | { type: 'EXTERNAL_ACCOUNT'; accountId: string };
 
 /** A stored lookup, as quotes read it back (requireLookup). */
@@ -61,14 +73,22 @@ interface StoredCurrency {
 function toReceiverLookup(row: ReceiverLookupsTable): ReceiverLookup {
   const receiver: LookupReceiver =
     row.receiver_type === 'UMA_ADDRESS'
-      ? { type: 'UMA_ADDRESS', umaAddress: row.receiver, customerId: row.receiver_customer_id, sandboxBehaviour: row.sandbox_behaviour as SandboxReceiverBehaviour | null }
+      ? {
+          type: 'UMA_ADDRESS',
+          umaAddress: row.receiver,
+          customerId: row.receiver_customer_id,
+          sandboxBehaviour: row.sandbox_behaviour as SandboxReceiverBehaviour | null,
+        }
       : { type: 'EXTERNAL_ACCOUNT', accountId: row.receiver };
   return {
     id: row.id,
     receiver,
     senderCustomerId: row.sender_customer_id,
     sendingCurrency: row.sending_currency,
-    supportedCurrencies: (JSON.parse(row.supported_currencies) as StoredCurrency[]).map(({ code, ...rest }) => ({ currency: currencyOf(code), ...rest })),
+    supportedCurrencies: (JSON.parse(row.supported_currencies) as StoredCurrency[]).map(({ code, ...rest }) => ({
+      currency: currencyOf(code),
+      ...rest,
+    })),
     requiredPayerDataFields: JSON.parse(row.required_payer_data_fields) as PayerDataField[],
     createdAt: iso(row.created_at),
   };
@@ -103,11 +123,22 @@ export function makeReceiverLookupService(ctx: Ctx, deps: ReceiverLookupDeps) {
   async function senderOf(scope: Scope, sender: LookupSender): Promise<CustomersTable> {
     const { senderUmaAddress, customerId } = sender;
     if ((senderUmaAddress === undefined) === (customerId === undefined)) {
-      throw invalidInput('customerId', 'give exactly one of senderUmaAddress or customerId', 'oneOf:senderUmaAddress,customerId');
+      throw invalidInput(
+        'customerId',
+        'give exactly one of senderUmaAddress or customerId',
+        'oneOf:senderUmaAddress,customerId',
+      );
     }
     if (customerId !== undefined) return deps.customers.requireActive(db, scope, customerId);
-    if (!isUmaAddress(senderUmaAddress!)) throw new AppError('INVALID_UMA_ADDRESS', 'senderUmaAddress must look like $name@domain', { field: 'senderUmaAddress' });
-    const row = await scopedCustomers(db, scope).selectAll().where('uma_address', '=', senderUmaAddress!).where('is_deleted', '=', 0n).executeTakeFirst();
+    if (!isUmaAddress(senderUmaAddress!))
+      throw new AppError('INVALID_UMA_ADDRESS', 'senderUmaAddress must look like $name@domain', {
+        field: 'senderUmaAddress',
+      });
+    const row = await scopedCustomers(db, scope)
+      .selectAll()
+      .where('uma_address', '=', senderUmaAddress!)
+      .where('is_deleted', '=', 0n)
+      .executeTakeFirst();
     if (!row) throw notFound('Customer with UMA address', senderUmaAddress!, 'USER_NOT_FOUND');
     return row;
   }
@@ -116,17 +147,31 @@ export function makeReceiverLookupService(ctx: Ctx, deps: ReceiverLookupDeps) {
    * The receiving currencies with an estimate from the sending currency. Same currency is 1 by definition;
    * a currency with no known rate is left out rather than shown with an invented one.
    */
-  async function quoteCurrencies(scope: Scope, sendingCurrency: string, receiving: readonly string[]): Promise<StoredCurrency[]> {
+  async function quoteCurrencies(
+    scope: Scope,
+    sendingCurrency: string,
+    receiving: readonly string[],
+  ): Promise<StoredCurrency[]> {
     const listed: StoredCurrency[] = [];
     for (const code of receiving) {
       const rate = code === sendingCurrency ? 1 : await deps.estimateRate(scope, sendingCurrency, code);
-      if (rate !== undefined && rate > 0) listed.push({ code, estimatedExchangeRate: rate, min: LOOKUP_MIN_AMOUNT, max: LOOKUP_MAX_AMOUNT });
+      if (rate !== undefined && rate > 0)
+        listed.push({ code, estimatedExchangeRate: rate, min: LOOKUP_MIN_AMOUNT, max: LOOKUP_MAX_AMOUNT });
     }
     return listed;
   }
 
-  async function save(scope: Scope, fields: Omit<ReceiverLookupsTable, 'id' | 'platform_id' | 'environment' | 'created_at'>): Promise<ReceiverLookup> {
-    const row: ReceiverLookupsTable = { id: newId('Lookup'), platform_id: scope.platformId, environment: scope.environment, ...fields, created_at: BigInt(nowMs(ctx, scope)) };
+  async function save(
+    scope: Scope,
+    fields: Omit<ReceiverLookupsTable, 'id' | 'platform_id' | 'environment' | 'created_at'>,
+  ): Promise<ReceiverLookup> {
+    const row: ReceiverLookupsTable = {
+      id: newId('Lookup'),
+      platform_id: scope.platformId,
+      environment: scope.environment,
+      ...fields,
+      created_at: BigInt(nowMs(ctx, scope)),
+    };
     await db.insertInto('receiver_lookups').values(row).execute();
     return toReceiverLookup(row);
   }
@@ -145,16 +190,29 @@ export function makeReceiverLookupService(ctx: Ctx, deps: ReceiverLookupDeps) {
      * platform's own customers. Nothing else is reachable (no outbound UMA protocol calls are made): 404.
      */
     async lookupUma(scope: Scope, receiverUmaAddress: string, sender: LookupSender): Promise<UmaLookupResponse> {
-      if (!isUmaAddress(receiverUmaAddress)) throw new AppError('INVALID_UMA_ADDRESS', 'receiverUmaAddress must look like $name@domain', { field: 'receiverUmaAddress' });
+      if (!isUmaAddress(receiverUmaAddress))
+        throw new AppError('INVALID_UMA_ADDRESS', 'receiverUmaAddress must look like $name@domain', {
+          field: 'receiverUmaAddress',
+        });
       const payer = await senderOf(scope, sender);
       const config = await getPlatformConfig(ctx, scope);
       const sendingCurrency = primaryCurrency(config);
       const test = scope.environment === 'sandbox' ? sandboxTestReceiver(receiverUmaAddress) : undefined;
       let receiverCustomerId: string | null = null;
       if (!test) {
-        const own = await scopedCustomers(db, scope).select('id').where('uma_address', '=', receiverUmaAddress).where('is_deleted', '=', 0n).executeTakeFirst();
-        if (!own) throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver answers at ${receiverUmaAddress}`, { field: 'receiverUmaAddress' });
-        if (own.id === payer.id) throw new AppError('SELF_PAYMENT', 'The sender and the receiver are the same customer', { field: 'receiverUmaAddress' });
+        const own = await scopedCustomers(db, scope)
+          .select('id')
+          .where('uma_address', '=', receiverUmaAddress)
+          .where('is_deleted', '=', 0n)
+          .executeTakeFirst();
+        if (!own)
+          throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver answers at ${receiverUmaAddress}`, {
+            field: 'receiverUmaAddress',
+          });
+        if (own.id === payer.id)
+          throw new AppError('SELF_PAYMENT', 'The sender and the receiver are the same customer', {
+            field: 'receiverUmaAddress',
+          });
         receiverCustomerId = own.id;
       }
       const lookup = await save(scope, {
@@ -164,7 +222,9 @@ export function makeReceiverLookupService(ctx: Ctx, deps: ReceiverLookupDeps) {
         sandbox_behaviour: test?.behaviour ?? null,
         sender_customer_id: payer.id,
         sending_currency: sendingCurrency,
-        supported_currencies: JSON.stringify(await quoteCurrencies(scope, sendingCurrency, test?.currencies ?? config.supportedCurrencies)),
+        supported_currencies: JSON.stringify(
+          await quoteCurrencies(scope, sendingCurrency, test?.currencies ?? config.supportedCurrencies),
+        ),
         required_payer_data_fields: JSON.stringify(test ? TEST_RECEIVER_PAYER_DATA : []),
       });
       return { ...publicFields(lookup), receiverUmaAddress };

@@ -27,7 +27,9 @@ export function makeSandboxClockService(ctx: Ctx, worker: JobWorker) {
     async advance(scope: Scope, byMs: number): Promise<SandboxClock> {
       if (scope.environment !== 'sandbox') throw new AppError('FORBIDDEN', 'Only the sandbox clock can be moved');
       if (!Number.isSafeInteger(byMs) || byMs <= 0 || byMs > MAX_ADVANCE_MS) {
-        throw new AppError('INVALID_INPUT', `advance by 1 ms to ${MAX_ADVANCE_MS} ms at a time`, { field: 'milliseconds' });
+        throw new AppError('INVALID_INPUT', `advance by 1 ms to ${MAX_ADVANCE_MS} ms at a time`, {
+          field: 'milliseconds',
+        });
       }
       await ctx.store.tx(async (trx) => {
         await trx

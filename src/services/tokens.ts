@@ -93,7 +93,11 @@ export function makeTokenService(ctx: Ctx) {
       const id = hasPrefix(username, 'Token') ? username : `Token:${username}`;
       const row = await db
         .selectFrom('api_tokens')
-        .leftJoin('platform_configs', (j) => j.onRef('platform_configs.platform_id', '=', 'api_tokens.platform_id').onRef('platform_configs.environment', '=', 'api_tokens.environment'))
+        .leftJoin('platform_configs', (j) =>
+          j
+            .onRef('platform_configs.platform_id', '=', 'api_tokens.platform_id')
+            .onRef('platform_configs.environment', '=', 'api_tokens.environment'),
+        )
         .selectAll('api_tokens')
         .select(['platform_configs.clock_offset_ms', 'platform_configs.webhook_endpoint'])
         .where('api_tokens.id', '=', id)
@@ -116,13 +120,25 @@ export function makeTokenService(ctx: Ctx) {
       return insertToken(db, ctx, scope, name, permissions);
     },
 
-    async list(scope: Scope, filters: { name?: string | undefined; createdAfter?: number | undefined; createdBefore?: number | undefined; updatedAfter?: number | undefined; updatedBefore?: number | undefined }, page: PageRequest): Promise<Page<ApiToken>> {
+    async list(
+      scope: Scope,
+      filters: {
+        name?: string | undefined;
+        createdAfter?: number | undefined;
+        createdBefore?: number | undefined;
+        updatedAfter?: number | undefined;
+        updatedBefore?: number | undefined;
+      },
+      page: PageRequest,
+    ): Promise<Page<ApiToken>> {
       let q = scoped(scope);
       if (filters.name !== undefined) q = q.where('api_tokens.name', '=', filters.name);
       if (filters.createdAfter !== undefined) q = q.where('api_tokens.created_at', '>=', BigInt(filters.createdAfter));
-      if (filters.createdBefore !== undefined) q = q.where('api_tokens.created_at', '<=', BigInt(filters.createdBefore));
+      if (filters.createdBefore !== undefined)
+        q = q.where('api_tokens.created_at', '<=', BigInt(filters.createdBefore));
       if (filters.updatedAfter !== undefined) q = q.where('api_tokens.updated_at', '>=', BigInt(filters.updatedAfter));
-      if (filters.updatedBefore !== undefined) q = q.where('api_tokens.updated_at', '<=', BigInt(filters.updatedBefore));
+      if (filters.updatedBefore !== undefined)
+        q = q.where('api_tokens.updated_at', '<=', BigInt(filters.updatedBefore));
       return mapPage(await keysetPage<ApiTokensTable>(q, 'api_tokens', page), toApiToken);
     },
 
@@ -135,7 +151,9 @@ export function makeTokenService(ctx: Ctx) {
     /** Revokes the token; it stops authenticating at once. A token cannot revoke itself (it would lock the caller out). */
     async revoke(scope: Scope, tokenId: string, callerTokenId: string): Promise<void> {
       if (tokenId === callerTokenId) {
-        throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', { field: 'tokenId' });
+        throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', {
+          field: 'tokenId',
+        });
       }
       const now = BigInt(nowMs(ctx, scope));
       const result = await db

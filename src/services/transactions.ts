@@ -55,11 +55,21 @@ export function toTransaction(row: TransactionsTable): Transaction {
 }
 
 function movementOf(scope: Scope, row: TransactionsTable): Movement {
-  return { scope, sentCurrency: row.sent_currency, receivedCurrency: row.received_currency, sent: row.sent_amount, received: row.received_amount, fees: row.fees };
+  return {
+    scope,
+    sentCurrency: row.sent_currency,
+    receivedCurrency: row.received_currency,
+    sent: row.sent_amount,
+    received: row.received_amount,
+    fees: row.fees,
+  };
 }
 
 export function scopedTransactions(db: Db | Tx, scope: Scope) {
-  return db.selectFrom('transactions').where('transactions.platform_id', '=', scope.platformId).where('transactions.environment', '=', scope.environment);
+  return db
+    .selectFrom('transactions')
+    .where('transactions.platform_id', '=', scope.platformId)
+    .where('transactions.environment', '=', scope.environment);
 }
 
 export interface TransactionFilters {
@@ -86,11 +96,17 @@ export async function moveTransaction(
   scope: Scope,
   row: TransactionsTable,
   to: TransactionStatus,
-  patch: Partial<Pick<TransactionsTable, 'failure_reason' | 'failure_details' | 'refund' | 'settled_at' | 'funding' | 'counterparty_information'>> = {},
+  patch: Partial<
+    Pick<
+      TransactionsTable,
+      'failure_reason' | 'failure_details' | 'refund' | 'settled_at' | 'funding' | 'counterparty_information'
+    >
+  > = {},
   ledger?: { kind: string; postings: Posting[] },
   options: { sandboxReturn?: boolean } = {},
 ): Promise<TransactionsTable | undefined> {
-  if (!canMove(row.flow, row.status, to, options.sandboxReturn)) throw new Error(`transaction ${row.id}: ${row.status} → ${to} is not a lifecycle edge`);
+  if (!canMove(row.flow, row.status, to, options.sandboxReturn))
+    throw new Error(`transaction ${row.id}: ${row.status} → ${to} is not a lifecycle edge`);
   const now = nowMs(ctx, scope);
   const result = await trx
     .updateTable('transactions')
@@ -99,9 +115,14 @@ export async function moveTransaction(
     .where('status', '=', row.status)
     .executeTakeFirst();
   if (result.numUpdatedRows !== 1n) return undefined;
-  if (ledger && ledger.postings.length > 0) await postEntry(trx, scope, { kind: ledger.kind, reference: row.id, postings: ledger.postings }, now);
+  if (ledger && ledger.postings.length > 0)
+    await postEntry(trx, scope, { kind: ledger.kind, reference: row.id, postings: ledger.postings }, now);
   if (row.quote_id) {
-    await trx.updateTable('quotes').set({ status: to, updated_at: BigInt(now) }).where('id', '=', row.quote_id).execute();
+    await trx
+      .updateTable('quotes')
+      .set({ status: to, updated_at: BigInt(now) })
+      .where('id', '=', row.quote_id)
+      .execute();
   }
   const updated: TransactionsTable = { ...row, ...patch, status: to, updated_at: BigInt(now) };
   const type = eventTypeOf(row, to);
@@ -110,7 +131,18 @@ export async function moveTransaction(
 }
 
 /** What says what a new transaction is; every other field starts empty. */
-export type TransactionDraft = Pick<TransactionsTable, 'type' | 'flow' | 'source' | 'destination' | 'sent_amount' | 'sent_currency' | 'received_amount' | 'received_currency' | 'outcome'> &
+export type TransactionDraft = Pick<
+  TransactionsTable,
+  | 'type'
+  | 'flow'
+  | 'source'
+  | 'destination'
+  | 'sent_amount'
+  | 'sent_currency'
+  | 'received_amount'
+  | 'received_currency'
+  | 'outcome'
+> &
   Partial<TransactionsTable>;
 
 /** A new PENDING transaction row, stamped with the scope's time. */
@@ -179,7 +211,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     const postings = fundInFlight(scope, funding, row.source_account_id, row.sent_currency, row.sent_amount);
     await postEntry(trx, scope, { kind: 'FUND', reference: row.id, postings }, nowMs(ctx, scope));
     // A transfer-out is inserted already marked as funded from its internal account; a quote learns at run time.
-    if (row.funding !== funding) await trx.updateTable('transactions').set({ funding }).where('id', '=', row.id).execute();
+    if (row.funding !== funding)
+      await trx.updateTable('transactions').set({ funding }).where('id', '=', row.id).execute();
     return { ...row, funding };
   }
 
@@ -191,8 +224,18 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
    */
   async function complete(trx: Tx, scope: Scope, row: TransactionsTable): Promise<TransactionsTable | undefined> {
     const creditsInternal = row.flow === 'TRANSFER_IN' || (row.flow === 'INCOMING_UMA' && row.funding === null);
-    const postings = creditsInternal ? pullIn(scope, row.destination_account_id!, row.received_currency, row.received_amount) : settle(movementOf(scope, row));
-    return moveTransaction(ctx, trx, scope, row, 'COMPLETED', { settled_at: BigInt(nowMs(ctx, scope)) }, { kind: 'SETTLE', postings });
+    const postings = creditsInternal
+      ? pullIn(scope, row.destination_account_id!, row.received_currency, row.received_amount)
+      : settle(movementOf(scope, row));
+    return moveTransaction(
+      ctx,
+      trx,
+      scope,
+      row,
+      'COMPLETED',
+      { settled_at: BigInt(nowMs(ctx, scope)) },
+      { kind: 'SETTLE', postings },
+    );
   }
 
   function refundObject(scope: Scope, row: TransactionsTable, status: Refund['status'], reason: RefundReason): string {
@@ -207,19 +250,41 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
    * the refund failed too (sandbox 007): then it stays in the in-flight account for an operator, and the
    * refund object says FAILED.
    */
-  async function fail(trx: Tx, scope: Scope, row: TransactionsTable, reason: string, refundStatus: 'COMPLETED' | 'FAILED', refundReason: RefundReason): Promise<TransactionsTable | undefined> {
+  async function fail(
+    trx: Tx,
+    scope: Scope,
+    row: TransactionsTable,
+    reason: string,
+    refundStatus: 'COMPLETED' | 'FAILED',
+    refundReason: RefundReason,
+  ): Promise<TransactionsTable | undefined> {
     if (!row.funding || row.flow === 'TRANSFER_IN') {
       return moveTransaction(ctx, trx, scope, row, 'FAILED', { failure_reason: reason });
     }
-    const postings = refundStatus === 'COMPLETED' ? refund(movementOf(scope, row), row.funding, row.source_account_id) : [];
-    const failed = await moveTransaction(ctx, trx, scope, row, 'FAILED', { failure_reason: reason, refund: refundObject(scope, row, refundStatus, refundReason) }, { kind: 'REFUND', postings });
+    const postings =
+      refundStatus === 'COMPLETED' ? refund(movementOf(scope, row), row.funding, row.source_account_id) : [];
+    const failed = await moveTransaction(
+      ctx,
+      trx,
+      scope,
+      row,
+      'FAILED',
+      { failure_reason: reason, refund: refundObject(scope, row, refundStatus, refundReason) },
+      { kind: 'REFUND', postings },
+    );
     if (failed) await recordRefundEvent(trx, scope, failed, refundStatus);
     return failed;
   }
 
-  async function recordRefundEvent(trx: Tx, scope: Scope, row: TransactionsTable, status: 'COMPLETED' | 'FAILED'): Promise<void> {
+  async function recordRefundEvent(
+    trx: Tx,
+    scope: Scope,
+    row: TransactionsTable,
+    status: 'COMPLETED' | 'FAILED',
+  ): Promise<void> {
     const type = refundEventTypeOf(row, status);
-    if (type !== undefined) await recordEvent(trx, scope, { type, objectId: row.id, data: toTransaction(row) }, nowMs(ctx, scope));
+    if (type !== undefined)
+      await recordEvent(trx, scope, { type, objectId: row.id, data: toTransaction(row) }, nowMs(ctx, scope));
   }
 
   /**
@@ -228,7 +293,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
    */
   async function process(trx: Tx, scope: Scope, row: TransactionsTable): Promise<TransactionsTable | undefined> {
     // Money received for an internal account is credited on completion, so those flows process unfunded.
-    if (row.status !== 'PENDING' || (row.funding === null && row.flow !== 'TRANSFER_IN' && row.flow !== 'INCOMING_UMA')) return undefined;
+    if (row.status !== 'PENDING' || (row.funding === null && row.flow !== 'TRANSFER_IN' && row.flow !== 'INCOMING_UMA'))
+      return undefined;
     const processing = await moveTransaction(ctx, trx, scope, row, 'PROCESSING');
     if (!processing) return undefined;
     const outcome = JSON.parse(row.outcome) as Outcome;
@@ -242,11 +308,25 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
         await enqueueJob(trx, scope, JOB_FINISH, { id: row.id, result: 'COMPLETE' }, realNow, outcome.delayMs);
         return processing;
       case 'FAIL_AFTER':
-        await enqueueJob(trx, scope, JOB_FINISH, { id: row.id, result: 'FAIL', reason: outcome.reason, refundReason: outcome.refundReason }, realNow, outcome.delayMs);
+        await enqueueJob(
+          trx,
+          scope,
+          JOB_FINISH,
+          { id: row.id, result: 'FAIL', reason: outcome.reason, refundReason: outcome.refundReason },
+          realNow,
+          outcome.delayMs,
+        );
         return processing;
       case 'COMPLETE_THEN_RETURN': {
         const completed = await complete(trx, scope, processing);
-        await enqueueJob(trx, scope, JOB_RETURN, { id: row.id, reason: outcome.reason }, realNow, outcome.returnAfterMs);
+        await enqueueJob(
+          trx,
+          scope,
+          JOB_RETURN,
+          { id: row.id, reason: outcome.reason },
+          realNow,
+          outcome.returnAfterMs,
+        );
         return completed;
       }
       case 'MANUAL':
@@ -277,11 +357,24 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     if (row) await process(trx, scope, row);
   });
   worker.registerInTransaction(JOB_FINISH, async (trx, job, scope) => {
-    const payload = JSON.parse(job.payload) as { id: string; result: 'COMPLETE' | 'FAIL'; reason?: string; refundReason?: RefundReason };
+    const payload = JSON.parse(job.payload) as {
+      id: string;
+      result: 'COMPLETE' | 'FAIL';
+      reason?: string;
+      refundReason?: RefundReason;
+    };
     const row = await loadForUpdate(trx, scope, payload.id);
     if (!row || row.status !== 'PROCESSING') return;
     if (payload.result === 'COMPLETE') await complete(trx, scope, row);
-    else await fail(trx, scope, row, payload.reason ?? 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED', payload.refundReason ?? 'TRANSACTION_FAILED');
+    else
+      await fail(
+        trx,
+        scope,
+        row,
+        payload.reason ?? 'COUNTERPARTY_POST_TX_FAILED',
+        'COMPLETED',
+        payload.refundReason ?? 'TRANSACTION_FAILED',
+      );
   });
   worker.registerInTransaction(JOB_RETURN, async (trx, job, scope) => {
     const payload = JSON.parse(job.payload) as { id: string; reason: string };
@@ -304,12 +397,17 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     async list(scope: Scope, f: TransactionFilters, page: PageRequest): Promise<Page<Transaction>> {
       let q = scopedTransactions(db, scope);
       if (f.customerId !== undefined) q = q.where('transactions.customer_id', '=', f.customerId);
-      if (f.platformCustomerId !== undefined) q = q.where('transactions.platform_customer_id', '=', f.platformCustomerId);
-      if (f.senderAccountIdentifier !== undefined) q = q.where('transactions.source_account_id', '=', f.senderAccountIdentifier);
-      if (f.receiverAccountIdentifier !== undefined) q = q.where('transactions.destination_account_id', '=', f.receiverAccountIdentifier);
+      if (f.platformCustomerId !== undefined)
+        q = q.where('transactions.platform_customer_id', '=', f.platformCustomerId);
+      if (f.senderAccountIdentifier !== undefined)
+        q = q.where('transactions.source_account_id', '=', f.senderAccountIdentifier);
+      if (f.receiverAccountIdentifier !== undefined)
+        q = q.where('transactions.destination_account_id', '=', f.receiverAccountIdentifier);
       if (f.accountIdentifier !== undefined) {
         const id = f.accountIdentifier;
-        q = q.where((eb) => eb.or([eb('transactions.source_account_id', '=', id), eb('transactions.destination_account_id', '=', id)]));
+        q = q.where((eb) =>
+          eb.or([eb('transactions.source_account_id', '=', id), eb('transactions.destination_account_id', '=', id)]),
+        );
       }
       if (f.status !== undefined) q = q.where('transactions.status', '=', f.status as TransactionStatus);
       if (f.type !== undefined) q = q.where('transactions.type', '=', f.type as 'OUTGOING');
@@ -323,14 +421,29 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
      * The production connector's operator step (`payouts transactions settle|fail`): a PROCESSING
      * transaction is completed or failed with the same ledger and event effects as a rail outcome.
      */
-    async resolveManually(id: string, result: 'COMPLETE' | 'FAIL', reason = 'COUNTERPARTY_POST_TX_FAILED'): Promise<Transaction> {
-      const owner = await db.selectFrom('transactions').select(['platform_id', 'environment']).where('id', '=', id).executeTakeFirst();
+    async resolveManually(
+      id: string,
+      result: 'COMPLETE' | 'FAIL',
+      reason = 'COUNTERPARTY_POST_TX_FAILED',
+    ): Promise<Transaction> {
+      const owner = await db
+        .selectFrom('transactions')
+        .select(['platform_id', 'environment'])
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (!owner) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
       const scope = await loadScope(ctx, owner.platform_id, owner.environment as Environment);
       return ctx.store.tx(async (trx) => {
         const row = (await loadForUpdate(trx, scope, id))!;
-        if (row.status !== 'PROCESSING') throw new AppError('CONFLICT', `Transaction ${id} is ${row.status}; only PROCESSING transactions can be settled or failed`);
-        const moved = result === 'COMPLETE' ? await complete(trx, scope, row) : await fail(trx, scope, row, reason, 'COMPLETED', 'TRANSACTION_FAILED');
+        if (row.status !== 'PROCESSING')
+          throw new AppError(
+            'CONFLICT',
+            `Transaction ${id} is ${row.status}; only PROCESSING transactions can be settled or failed`,
+          );
+        const moved =
+          result === 'COMPLETE'
+            ? await complete(trx, scope, row)
+            : await fail(trx, scope, row, reason, 'COMPLETED', 'TRANSACTION_FAILED');
         return toTransaction(moved!);
       });
     },
@@ -339,7 +452,6 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     async queueProcessing(trx: Tx, scope: Scope, id: string): Promise<void> {
       await enqueueJob(trx, scope, JOB_PROCESS, { id }, ctx.clock.nowMs());
     },
-
   };
 }
 

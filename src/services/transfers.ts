@@ -9,7 +9,13 @@ import { nowMs, type Ctx, type Scope } from './context.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import { idempotent, type Stored } from './idempotency.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
-import { insertTransaction, newTransaction, toTransaction, type Transaction, type TransactionService } from './transactions.ts';
+import {
+  insertTransaction,
+  newTransaction,
+  toTransaction,
+  type Transaction,
+  type TransactionService,
+} from './transactions.ts';
 
 export interface TransferInput {
   source: { accountId: string; currency?: string | undefined };
@@ -34,7 +40,12 @@ export interface OwnedInternalAccount {
  * An internal account in scope with its owner, in one query (it is on every payment's path). A deleted
  * customer's accounts move no more money.
  */
-export async function requireInternalAccount(trx: Tx, scope: Scope, id: string, field: string): Promise<OwnedInternalAccount> {
+export async function requireInternalAccount(
+  trx: Tx,
+  scope: Scope,
+  id: string,
+  field: string,
+): Promise<OwnedInternalAccount> {
   const row = await scopedInternalAccounts(trx, scope)
     .leftJoin('customers', 'customers.id', 'ledger_accounts.owner')
     .selectAll('ledger_accounts')
@@ -43,27 +54,48 @@ export async function requireInternalAccount(trx: Tx, scope: Scope, id: string, 
     .executeTakeFirst();
   if (!row) throw notFound('Internal account', id);
   const { platform_customer_id, uma_address, is_deleted, ...account } = row;
-  if (is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `The customer owning ${id} has been deleted`, { field });
+  if (is_deleted === 1n)
+    throw new AppError('CUSTOMER_DELETED', `The customer owning ${id} has been deleted`, { field });
   const isCustomer = account.kind === 'CUSTOMER';
   return {
     account,
-    owner: { customer_id: isCustomer ? account.owner : null, platform_customer_id: isCustomer ? platform_customer_id : null },
+    owner: {
+      customer_id: isCustomer ? account.owner : null,
+      platform_customer_id: isCustomer ? platform_customer_id : null,
+    },
     umaAddress: isCustomer ? uma_address : null,
   };
 }
 
-function checkSameCurrency(input: TransferInput, internal: LedgerAccountsTable, external: ExternalAccountsTable, externalSide: 'source' | 'destination'): void {
+function checkSameCurrency(
+  input: TransferInput,
+  internal: LedgerAccountsTable,
+  external: ExternalAccountsTable,
+  externalSide: 'source' | 'destination',
+): void {
   if (internal.currency !== external.currency) {
-    throw new AppError('INVALID_CURRENCY', `A transfer moves one currency: the internal account holds ${internal.currency}, the external account ${external.currency}`, {
-      field: `${externalSide}.accountId`,
-    });
+    throw new AppError(
+      'INVALID_CURRENCY',
+      `A transfer moves one currency: the internal account holds ${internal.currency}, the external account ${external.currency}`,
+      {
+        field: `${externalSide}.accountId`,
+      },
+    );
   }
   for (const side of ['source', 'destination'] as const) {
     const given = input[side].currency;
-    if (given !== undefined && given !== internal.currency) throw invalidInput(`${side}.currency`, `${side}.currency is ${given} but the accounts hold ${internal.currency}`, 'currency');
+    if (given !== undefined && given !== internal.currency)
+      throw invalidInput(
+        `${side}.currency`,
+        `${side}.currency is ${given} but the accounts hold ${internal.currency}`,
+        'currency',
+      );
   }
   if (BigInt(input.amount) > MAX_PAYMENT_MINOR) {
-    throw new AppError('AMOUNT_OUT_OF_RANGE', `amount must be at most ${MAX_PAYMENT_MINOR}`, { field: 'amount', max: Number(MAX_PAYMENT_MINOR) });
+    throw new AppError('AMOUNT_OUT_OF_RANGE', `amount must be at most ${MAX_PAYMENT_MINOR}`, {
+      field: 'amount',
+      max: Number(MAX_PAYMENT_MINOR),
+    });
   }
 }
 
@@ -72,8 +104,19 @@ function checkSameCurrency(input: TransferInput, internal: LedgerAccountsTable, 
  * rail step; transfer-in pulls from a pullable external account and credits the internal account when the
  * rail settles. Both answer 201 with the PENDING transaction and honour Idempotency-Key.
  */
-export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: TransactionService, externalAccounts: ExternalAccountService) {
-  async function create(scope: Scope, operation: string, key: string | undefined, input: TransferInput, build: (trx: Tx) => Promise<TransactionsTable>): Promise<Stored<Transaction>> {
+export function makeTransferService(
+  ctx: Ctx,
+  worker: JobWorker,
+  transactions: TransactionService,
+  externalAccounts: ExternalAccountService,
+) {
+  async function create(
+    scope: Scope,
+    operation: string,
+    key: string | undefined,
+    input: TransferInput,
+    build: (trx: Tx) => Promise<TransactionsTable>,
+  ): Promise<Stored<Transaction>> {
     const result = await idempotent<Transaction>(ctx, scope, operation, key, input, async (trx) => {
       const row = await build(trx);
       await insertTransaction(trx, scope, row);
@@ -88,14 +131,30 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
   /** What both directions share: one currency, the amount on both sides, no fees. */
   function draft(input: TransferInput, currency: string) {
     const amount = BigInt(input.amount);
-    return { sent_amount: amount, sent_currency: currency, received_amount: amount, received_currency: currency, description: input.description ?? null };
+    return {
+      sent_amount: amount,
+      sent_currency: currency,
+      received_amount: amount,
+      received_currency: currency,
+      description: input.description ?? null,
+    };
   }
 
   return {
     transferOut(scope: Scope, input: TransferInput, idempotencyKey?: string): Promise<Stored<Transaction>> {
       return create(scope, 'transfer-out', idempotencyKey, input, async (trx) => {
-        const { account: source, owner } = await requireInternalAccount(trx, scope, input.source.accountId, 'source.accountId');
-        const destination = await externalAccounts.requireUsableExternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
+        const { account: source, owner } = await requireInternalAccount(
+          trx,
+          scope,
+          input.source.accountId,
+          'source.accountId',
+        );
+        const destination = await externalAccounts.requireUsableExternalAccount(
+          trx,
+          scope,
+          input.destination.accountId,
+          'destination.accountId',
+        );
         checkSameCurrency(input, source, destination, 'destination');
         return newTransaction(scope, nowMs(ctx, scope), {
           ...draft(input, source.currency),
@@ -104,7 +163,11 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
           type: 'OUTGOING',
           flow: 'TRANSFER_OUT',
           source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
-          destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: destination.id, currency: destination.currency }),
+          destination: JSON.stringify({
+            destinationType: 'ACCOUNT',
+            accountId: destination.id,
+            currency: destination.currency,
+          }),
           source_account_id: source.id,
           destination_account_id: destination.id,
           outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier))),
@@ -114,11 +177,25 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
 
     transferIn(scope: Scope, input: TransferInput, idempotencyKey?: string): Promise<Stored<Transaction>> {
       return create(scope, 'transfer-in', idempotencyKey, input, async (trx) => {
-        const source = await externalAccounts.requireUsableExternalAccount(trx, scope, input.source.accountId, 'source.accountId');
+        const source = await externalAccounts.requireUsableExternalAccount(
+          trx,
+          scope,
+          input.source.accountId,
+          'source.accountId',
+        );
         if (!isPullable(source.account_type)) {
-          throw invalidInput('source.accountId', `${source.account_type} accounts cannot be pulled from; pullable types: ${Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', ')}`, 'pullable');
+          throw invalidInput(
+            'source.accountId',
+            `${source.account_type} accounts cannot be pulled from; pullable types: ${Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', ')}`,
+            'pullable',
+          );
         }
-        const { account: destination, owner } = await requireInternalAccount(trx, scope, input.destination.accountId, 'destination.accountId');
+        const { account: destination, owner } = await requireInternalAccount(
+          trx,
+          scope,
+          input.destination.accountId,
+          'destination.accountId',
+        );
         checkSameCurrency(input, destination, source, 'source');
         return newTransaction(scope, nowMs(ctx, scope), {
           ...draft(input, destination.currency),
@@ -126,7 +203,11 @@ export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: T
           type: 'INCOMING',
           flow: 'TRANSFER_IN',
           source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
-          destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: destination.id, currency: destination.currency }),
+          destination: JSON.stringify({
+            destinationType: 'ACCOUNT',
+            accountId: destination.id,
+            currency: destination.currency,
+          }),
           source_account_id: source.id,
           destination_account_id: destination.id,
           outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier))),

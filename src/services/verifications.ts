@@ -3,7 +3,12 @@ import type { Verification as VerificationSchema } from '../http/schemas/verific
 import { notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { decideVerification, findVerificationErrors, type VerificationError, type VerificationStatus } from '../domain/verification-rules.ts';
+import {
+  decideVerification,
+  findVerificationErrors,
+  type VerificationError,
+  type VerificationStatus,
+} from '../domain/verification-rules.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { VerificationsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
@@ -27,7 +32,10 @@ export function toVerification(row: VerificationsTable): Verification {
 }
 
 function scopedVerifications(db: Db | Tx, scope: Scope) {
-  return db.selectFrom('verifications').where('verifications.platform_id', '=', scope.platformId).where('verifications.environment', '=', scope.environment);
+  return db
+    .selectFrom('verifications')
+    .where('verifications.platform_id', '=', scope.platformId)
+    .where('verifications.environment', '=', scope.environment);
 }
 
 export function makeVerificationService(ctx: Ctx, customers: CustomerService) {
@@ -45,12 +53,27 @@ export function makeVerificationService(ctx: Ctx, customers: CustomerService) {
       return store.tx(async (trx) => {
         const customer = await customers.requireActive(trx, scope, customerId);
         // Two submissions of one customer at once would both read the old status; take them in turn.
-        if (store.engine === 'postgres') await trx.selectFrom('customers').select('id').where('id', '=', customer.id).forUpdate().execute();
-        const owners = await scopedBeneficialOwners(trx, scope).select(['id', 'kyc_status']).where('customer_id', '=', customer.id).orderBy('created_at').orderBy('id').execute();
-        const documents = await scopedDocuments(trx, scope).select(['holder_id', 'document_type']).where('customer_id', '=', customer.id).execute();
-        const typesHeldBy = (holderId: string) => documents.filter((d) => d.holder_id === holderId).map((d) => d.document_type);
+        if (store.engine === 'postgres')
+          await trx.selectFrom('customers').select('id').where('id', '=', customer.id).forUpdate().execute();
+        const owners = await scopedBeneficialOwners(trx, scope)
+          .select(['id', 'kyc_status'])
+          .where('customer_id', '=', customer.id)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute();
+        const documents = await scopedDocuments(trx, scope)
+          .select(['holder_id', 'document_type'])
+          .where('customer_id', '=', customer.id)
+          .execute();
+        const typesHeldBy = (holderId: string) =>
+          documents.filter((d) => d.holder_id === holderId).map((d) => d.document_type);
 
-        const applicant = { id: customer.id, customerType: customer.customer_type, profile: JSON.parse(customer.profile) as Record<string, unknown>, documentTypes: typesHeldBy(customer.id) };
+        const applicant = {
+          id: customer.id,
+          customerType: customer.customer_type,
+          profile: JSON.parse(customer.profile) as Record<string, unknown>,
+          documentTypes: typesHeldBy(customer.id),
+        };
         const errors = findVerificationErrors(
           applicant,
           owners.map((o) => ({ id: o.id, kycStatus: o.kyc_status, documentTypes: typesHeldBy(o.id) })),
@@ -70,33 +93,60 @@ export function makeVerificationService(ctx: Ctx, customers: CustomerService) {
         };
         await trx.insertInto('verifications').values(row).execute();
         const verification = toVerification(row);
-        await recordEvent(trx, scope, { type: `VERIFICATION.${verification.verificationStatus}`, objectId: row.id, data: verification }, now);
+        await recordEvent(
+          trx,
+          scope,
+          { type: `VERIFICATION.${verification.verificationStatus}`, objectId: row.id, data: verification },
+          now,
+        );
 
         if (decision.verificationStatus !== 'RESOLVE_ERRORS') {
           // What went to review is evidence from now on (DELETE and PUT answer 409).
-          await trx.updateTable('documents').set({ submitted_verification_id: row.id }).where('customer_id', '=', customer.id).where('submitted_verification_id', 'is', null).execute();
+          await trx
+            .updateTable('documents')
+            .set({ submitted_verification_id: row.id })
+            .where('customer_id', '=', customer.id)
+            .where('submitted_verification_id', 'is', null)
+            .execute();
         }
         if (decision.customerStatus && decision.customerStatus !== customer.verification_status) {
           const updated = { ...customer, verification_status: decision.customerStatus, updated_at: BigInt(now) };
-          await trx.updateTable('customers').set({ verification_status: updated.verification_status, updated_at: updated.updated_at }).where('id', '=', customer.id).execute();
+          await trx
+            .updateTable('customers')
+            .set({ verification_status: updated.verification_status, updated_at: updated.updated_at })
+            .where('id', '=', customer.id)
+            .execute();
           const kind = customer.customer_type === 'BUSINESS' ? 'KYB' : 'KYC';
           const [data] = await withOwners(trx, scope, [updated]);
-          await recordEvent(trx, scope, { type: `CUSTOMER.${kind}_${decision.customerStatus}`, objectId: customer.id, data }, now);
+          await recordEvent(
+            trx,
+            scope,
+            { type: `CUSTOMER.${kind}_${decision.customerStatus}`, objectId: customer.id, data },
+            now,
+          );
         }
         return verification;
       });
     },
 
     async get(scope: Scope, id: string): Promise<Verification> {
-      const row = await scopedVerifications(db, scope).selectAll().where('verifications.id', '=', id).executeTakeFirst();
+      const row = await scopedVerifications(db, scope)
+        .selectAll()
+        .where('verifications.id', '=', id)
+        .executeTakeFirst();
       if (!row) throw notFound('Verification', id);
       return toVerification(row);
     },
 
-    async list(scope: Scope, filters: { customerId?: string | undefined; verificationStatus?: string | undefined }, page: PageRequest): Promise<Page<Verification>> {
+    async list(
+      scope: Scope,
+      filters: { customerId?: string | undefined; verificationStatus?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<Verification>> {
       let q = scopedVerifications(db, scope);
       if (filters.customerId !== undefined) q = q.where('verifications.customer_id', '=', filters.customerId);
-      if (filters.verificationStatus !== undefined) q = q.where('verifications.status', '=', filters.verificationStatus);
+      if (filters.verificationStatus !== undefined)
+        q = q.where('verifications.status', '=', filters.verificationStatus);
       return mapPage(await keysetPage<VerificationsTable>(q, 'verifications', page), toVerification);
     },
   };

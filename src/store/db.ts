@@ -157,7 +157,11 @@ export interface StoreOptions {
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) {
     installPgParsers();
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, Client: PreparingClient });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      Client: PreparingClient,
+    });
     // pool.end() resolves before its sockets have closed; close() waits for them, so a caller that drops
     // or restarts the database right after never meets a half-closed connection.
     const open = new Set<pg.Client>();
@@ -226,7 +230,10 @@ function groupCommit(db: Db): Store['tx'] {
       }
       await trx.commit().execute();
     } catch (error) {
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       for (const item of batch) item.reject(error);
       return;
     }

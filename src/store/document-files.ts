@@ -70,7 +70,13 @@ export function makeDocumentFileStore(dataDir: string): DocumentFileStore {
         await rm(tempPath, { force: true });
         throw err;
       }
-      return { tempPath, sha256: hash.digest('hex'), sizeBytes, head: Buffer.concat(headChunks), truncated: source.truncated === true };
+      return {
+        tempPath,
+        sha256: hash.digest('hex'),
+        sizeBytes,
+        head: Buffer.concat(headChunks),
+        truncated: source.truncated === true,
+      };
     },
 
     async place(file) {

@@ -29,7 +29,8 @@ function encodeCursor(createdAt: bigint, id: string): string {
 function decodeCursor(cursor: string): Position {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Position>;
-    if (typeof value.t === 'string' && /^\d{1,16}$/.test(value.t) && typeof value.id === 'string') return { t: value.t, id: value.id };
+    if (typeof value.t === 'string' && /^\d{1,16}$/.test(value.t) && typeof value.id === 'string')
+      return { t: value.t, id: value.id };
   } catch {
     // fall through to the 400 below
   }
@@ -57,7 +58,11 @@ export async function keysetPage<Row extends { created_at: bigint; id: string }>
     query = query.where((eb: any) => eb.or([eb(created, cmp, t), eb.and([eb(created, '=', t), eb(id, cmp, pos.id)])]));
   }
   const [rows, count] = await Promise.all([
-    query.orderBy(created, req.order).orderBy(id, req.order).limit(req.limit + 1).execute() as Promise<Row[]>,
+    query
+      .orderBy(created, req.order)
+      .orderBy(id, req.order)
+      .limit(req.limit + 1)
+      .execute() as Promise<Row[]>,
     base.select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as Promise<{ n: bigint | number }>,
   ]);
   const hasMore = rows.length > req.limit;

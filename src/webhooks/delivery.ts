@@ -108,7 +108,10 @@ function toAttempt(row: WebhookAttemptsTable): WebhookAttempt {
 }
 
 function scopedEvents(db: Db | Tx, scope: Scope) {
-  return db.selectFrom('events').where('events.platform_id', '=', scope.platformId).where('events.environment', '=', scope.environment);
+  return db
+    .selectFrom('events')
+    .where('events.platform_id', '=', scope.platformId)
+    .where('events.environment', '=', scope.environment);
 }
 
 export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, random: () => number = Math.random) {
@@ -122,7 +125,12 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
    * scope time (the sandbox clock); webhook-timestamp is real time, since receivers compare it with
    * their own clock to refuse replays.
    */
-  async function send(scope: Scope, event: EnvelopeEvent, envelope: WebhookEnvelope, url: string): Promise<PostResult & { sentAtMs: number }> {
+  async function send(
+    scope: Scope,
+    event: EnvelopeEvent,
+    envelope: WebhookEnvelope,
+    url: string,
+  ): Promise<PostResult & { sentAtMs: number }> {
     const keys = await keyStore.keysOf(scope);
     const sentAtMs = nowMs(ctx, scope);
     const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
@@ -132,7 +140,13 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
   }
 
   /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
-  async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<boolean> {
+  async function settle(
+    trx: Tx,
+    event: EventsTable,
+    run: number,
+    state: DeliveryState,
+    atMs: number,
+  ): Promise<boolean> {
     const result = await trx
       .updateTable('events')
       .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
@@ -162,7 +176,12 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       .select('id')
       .where('object_id', '=', event.object_id)
       .where('delivery_state', '=', 'PENDING')
-      .where((eb) => eb.or([eb('created_at', '<', event.created_at), eb.and([eb('created_at', '=', event.created_at), eb('id', '<', event.id)])]))
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '<', event.created_at),
+          eb.and([eb('created_at', '=', event.created_at), eb('id', '<', event.id)]),
+        ]),
+      )
       .limit(1)
       .executeTakeFirst();
     if (earlier) {
@@ -184,11 +203,19 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
     // taken the job since, it makes this attempt and we must not.
     if (!(await renewLease(ctx.store, job, realNow(), ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS))) return;
-    const result = await send(scope, { id: event.id, type: event.type, data: JSON.parse(event.data) as unknown }, config.webhookEnvelope, url);
+    const result = await send(
+      scope,
+      { id: event.id, type: event.type, data: JSON.parse(event.data) as unknown },
+      config.webhookEnvelope,
+      url,
+    );
     const since = payload.since ?? result.sentAtMs;
     const doneAtMs = nowMs(ctx, scope);
     const acknowledged = isAcknowledged(result.status);
-    const retryInMs = acknowledged || retryPolicyOf(event.type) === 'ONCE' ? null : nextRetryDelayMs(payload.attempt, doneAtMs - since, random);
+    const retryInMs =
+      acknowledged || retryPolicyOf(event.type) === 'ONCE'
+        ? null
+        : nextRetryDelayMs(payload.attempt, doneAtMs - since, random);
     const windowOver = !acknowledged && retryInMs === null && retryPolicyOf(event.type) === 'RETRY';
     try {
       await ctx.store.tx(async (trx) => {
@@ -202,21 +229,40 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
             started_at: BigInt(result.sentAtMs),
             status_code: result.status === null ? null : BigInt(result.status),
             latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
-            error: result.error ?? (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`),
+            error:
+              result.error ??
+              (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`),
             response_body: result.body,
           })
           .execute();
         if (retryInMs !== null) {
-          await enqueueDelivery(trx, scope, { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since }, realNow(), retryInMs);
+          await enqueueDelivery(
+            trx,
+            scope,
+            { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since },
+            realNow(),
+            retryInMs,
+          );
           return;
         }
         await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', doneAtMs);
-        const answer: WebhookAnswer = result.status === null ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' } : { kind: 'ANSWERED', status: result.status, body: result.body };
+        const answer: WebhookAnswer =
+          result.status === null
+            ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }
+            : { kind: 'ANSWERED', status: result.status, body: result.body };
         await answerHandlers.get(event.type)?.(trx, scope, event, answer);
-        const configs = trx.updateTable('platform_configs').where('platform_id', '=', scope.platformId).where('environment', '=', scope.environment);
+        const configs = trx
+          .updateTable('platform_configs')
+          .where('platform_id', '=', scope.platformId)
+          .where('environment', '=', scope.environment);
         // The endpoint's failure report: set when an event runs out of retries, cleared by the next success.
-        if (acknowledged) await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
-        if (windowOver) await configs.set({ webhook_failing_since: BigInt(doneAtMs) }).where('webhook_failing_since', 'is', null).execute();
+        if (acknowledged)
+          await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
+        if (windowOver)
+          await configs
+            .set({ webhook_failing_since: BigInt(doneAtMs) })
+            .where('webhook_failing_since', 'is', null)
+            .execute();
       });
     } catch (err) {
       // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
@@ -224,7 +270,17 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       throw err;
     }
     if (windowOver) {
-      log.error({ eventId: event.id, type: event.type, platformId: scope.platformId, environment: scope.environment, url, attempts: payload.attempt }, 'webhook endpoint failing: event gave up after the retry window');
+      log.error(
+        {
+          eventId: event.id,
+          type: event.type,
+          platformId: scope.platformId,
+          environment: scope.environment,
+          url,
+          attempts: payload.attempt,
+        },
+        'webhook endpoint failing: event gave up after the retry window',
+      );
     }
   }
 
@@ -246,7 +302,10 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     /** The two public keys a receiver verifies with, as GET /config publishes them. */
     async publicKeys(scope: Scope): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }> {
       const keys = await keyStore.keysOf(scope);
-      return { webhookPublicKey: keys.ecdsaPublicKeyPem, webhookStandardPublicKey: standardPublicKey(keys.ed25519PublicKeyPem) };
+      return {
+        webhookPublicKey: keys.ecdsaPublicKeyPem,
+        webhookStandardPublicKey: standardPublicKey(keys.ed25519PublicKeyPem),
+      };
     },
 
     async list(scope: Scope, f: WebhookEventFilters, page: PageRequest): Promise<Page<WebhookEvent>> {
@@ -259,7 +318,13 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
 
     async get(scope: Scope, eventId: string): Promise<WebhookEvent> {
       const row = await loadEvent(db, scope, eventId);
-      const attempts = await db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', row.id).orderBy('run').orderBy('attempt').execute();
+      const attempts = await db
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('event_id', '=', row.id)
+        .orderBy('run')
+        .orderBy('attempt')
+        .execute();
       return { ...toEvent(row), attempts: attempts.map(toAttempt) };
     },
 
@@ -275,7 +340,8 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
           .where('id', '=', row.id)
           .where('delivery_run', '=', row.delivery_run)
           .executeTakeFirst();
-        if (updated.numUpdatedRows !== 1n) throw new AppError('CONFLICT', `Webhook event ${eventId} is being redelivered by another request`);
+        if (updated.numUpdatedRows !== 1n)
+          throw new AppError('CONFLICT', `Webhook event ${eventId} is being redelivered by another request`);
         await enqueueDelivery(trx, scope, { eventId: row.id, run: Number(run), attempt: 1 }, realNow());
         return toEvent({ ...row, delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now });
       });
@@ -290,11 +356,21 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
      */
     async sendTest(scope: Scope, targetUrl: string | undefined): Promise<TestWebhookResult> {
       const config = await getPlatformConfig(ctx, scope);
-      const url = targetUrl !== undefined ? checkWebhookUrl(targetUrl, scope.environment, 'url', ctx.config.allowPrivateWebhookUrls) : config.webhookEndpoint;
-      if (!url) throw new AppError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhook endpoint is configured; set webhookEndpoint with PATCH /config or give a url');
+      const url =
+        targetUrl !== undefined
+          ? checkWebhookUrl(targetUrl, scope.environment, 'url', ctx.config.allowPrivateWebhookUrls)
+          : config.webhookEndpoint;
+      if (!url)
+        throw new AppError(
+          'WEBHOOK_ENDPOINT_NOT_SET',
+          'No webhook endpoint is configured; set webhookEndpoint with PATCH /config or give a url',
+        );
       const result = await send(scope, { id: newId('Webhook'), type: 'TEST', data: {} }, config.webhookEnvelope, url);
       if (result.status === null) {
-        throw new AppError('WEBHOOK_DELIVERY_ERROR', `The test webhook could not be delivered: ${result.error}`, { url, error: result.error });
+        throw new AppError('WEBHOOK_DELIVERY_ERROR', `The test webhook could not be delivered: ${result.error}`, {
+          url,
+          error: result.error,
+        });
       }
       const answer = { url, response_status: result.status, response_body: result.body ?? '' };
       if (result.status < 200 || result.status >= 300) {

@@ -38,7 +38,12 @@ function legacyBody(event: EnvelopeEvent, data: Json): Json | undefined {
   }
   if (event.type === 'INVITATION.CLAIMED') return { type: 'INVITATION_CLAIMED', invitation: data };
   if (object === 'CUSTOMER' && change && /^(KYC|KYB)_/.test(change)) {
-    return defined({ type: 'KYC_STATUS', customerId: data.id, kycStatus: data.kycStatus ?? data.kybStatus, platformCustomerId: data.platformCustomerId });
+    return defined({
+      type: 'KYC_STATUS',
+      customerId: data.id,
+      kycStatus: data.kycStatus ?? data.kybStatus,
+      platformCustomerId: data.platformCustomerId,
+    });
   }
   if (event.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED') {
     return defined({

@@ -27,7 +27,13 @@ export interface DeliverPayload {
 }
 
 /** Queues delivery of an event in the caller's transaction. `realNowMs` is wall-clock time. */
-export async function enqueueDelivery(trx: Tx, scope: Scope, payload: DeliverPayload, realNowMs: number, delayMs = 0): Promise<string> {
+export async function enqueueDelivery(
+  trx: Tx,
+  scope: Scope,
+  payload: DeliverPayload,
+  realNowMs: number,
+  delayMs = 0,
+): Promise<string> {
   return enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
 }
 
@@ -48,9 +54,19 @@ export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowM
  * recordEvent that always queues the delivery job and names it, for a caller that runs that job itself
  * right after commit and acts on its answer (the incoming-payment approval request), endpoint or not.
  */
-export async function recordEventForDelivery(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<{ eventId: string; jobId: string }> {
+export async function recordEventForDelivery(
+  trx: Tx,
+  scope: Scope,
+  event: EventInput,
+  nowMs: number,
+): Promise<{ eventId: string; jobId: string }> {
   const id = await insertEvent(trx, scope, event, nowMs, true);
-  const jobId = await enqueueDelivery(trx, scope, { eventId: id, run: 1, attempt: 1 }, nowMs - (scope.clockOffsetMs ?? 0));
+  const jobId = await enqueueDelivery(
+    trx,
+    scope,
+    { eventId: id, run: 1, attempt: 1 },
+    nowMs - (scope.clockOffsetMs ?? 0),
+  );
   return { eventId: id, jobId };
 }
 

@@ -4,7 +4,15 @@
  * key, with the owner and algorithm as associated data, so a sealed key copied to another row or
  * another server does not open. Nothing here logs or returns a private key in clear.
  */
-import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 import type { Ctx, Scope } from '../services/context.ts';
 import type { SigningAlgorithm } from '../store/schema.ts';
 import type { SigningKeys } from './signing.ts';
@@ -20,13 +28,19 @@ export function seal(key: Buffer, plaintext: Buffer, associatedData: string): st
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(associatedData));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return [SEAL_VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), ciphertext.toString('base64')].join('.');
+  return [
+    SEAL_VERSION,
+    iv.toString('base64'),
+    cipher.getAuthTag().toString('base64'),
+    ciphertext.toString('base64'),
+  ].join('.');
 }
 
 /** Throws when the value was altered, sealed for another owner, or sealed under another server key. */
 export function unseal(key: Buffer, sealed: string, associatedData: string): Buffer {
   const [version, iv, tag, ciphertext] = sealed.split('.');
-  if (version !== SEAL_VERSION || !iv || !tag || ciphertext === undefined) throw new Error('sealed key has an unknown format');
+  if (version !== SEAL_VERSION || !iv || !tag || ciphertext === undefined)
+    throw new Error('sealed key has an unknown format');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
   decipher.setAAD(Buffer.from(associatedData));
   decipher.setAuthTag(Buffer.from(tag, 'base64'));
@@ -38,7 +52,10 @@ function ownerOf(scope: Scope, algorithm: SigningAlgorithm): string {
 }
 
 function generate(algorithm: SigningAlgorithm): { publicPem: string; privateDer: Buffer } {
-  const pair = algorithm === 'ECDSA_P256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('ed25519');
+  const pair =
+    algorithm === 'ECDSA_P256'
+      ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+      : generateKeyPairSync('ed25519');
   return {
     publicPem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privateDer: pair.privateKey.export({ type: 'pkcs8', format: 'der' }),
@@ -93,7 +110,12 @@ export function makeKeyStore(ctx: Ctx) {
 
   async function load(scope: Scope): Promise<SigningKeys> {
     const [ecdsa, ed25519] = [await half(scope, 'ECDSA_P256'), await half(scope, 'ED25519')];
-    return { ecdsaPrivateKey: ecdsa.privateKey, ecdsaPublicKeyPem: ecdsa.publicPem, ed25519PrivateKey: ed25519.privateKey, ed25519PublicKeyPem: ed25519.publicPem };
+    return {
+      ecdsaPrivateKey: ecdsa.privateKey,
+      ecdsaPublicKeyPem: ecdsa.publicPem,
+      ed25519PrivateKey: ed25519.privateKey,
+      ed25519PublicKeyPem: ed25519.publicPem,
+    };
   }
 
   return {

@@ -23,13 +23,23 @@ export function gridSignature(body: Buffer, ecdsaPrivateKey: KeyObject): string 
   return JSON.stringify({ v: '1', s });
 }
 
-export function standardSignature(id: string, timestampSeconds: number, body: Buffer, ed25519PrivateKey: KeyObject): string {
+export function standardSignature(
+  id: string,
+  timestampSeconds: number,
+  body: Buffer,
+  ed25519PrivateKey: KeyObject,
+): string {
   const signed = Buffer.concat([Buffer.from(`${id}.${timestampSeconds}.`), body]);
   return `v1a,${sign(null, signed, ed25519PrivateKey).toString('base64')}`;
 }
 
 /** Every header of a delivery. `body` is the exact bytes that will be sent. */
-export function webhookHeaders(keys: SigningKeys, id: string, timestampSeconds: number, body: Buffer): Record<string, string> {
+export function webhookHeaders(
+  keys: SigningKeys,
+  id: string,
+  timestampSeconds: number,
+  body: Buffer,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'x-grid-signature': gridSignature(body, keys.ecdsaPrivateKey),

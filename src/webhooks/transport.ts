@@ -43,7 +43,7 @@ function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
   const cause = e.cause?.code ?? e.cause?.message;
-  return (cause ? `${e.message ?? 'request failed'}: ${cause}` : e.message ?? String(err)).slice(0, 500);
+  return (cause ? `${e.message ?? 'request failed'}: ${cause}` : (e.message ?? String(err))).slice(0, 500);
 }
 
 /**
@@ -64,7 +64,14 @@ async function refuseInternal(url: string): Promise<string | null> {
 }
 
 /** `publicOnly`: production deliveries never reach internal addresses (see webhooks/url.ts). */
-export async function postWebhook(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number, clockMs: () => number, publicOnly = false): Promise<PostResult> {
+export async function postWebhook(
+  url: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  clockMs: () => number,
+  publicOnly = false,
+): Promise<PostResult> {
   const started = clockMs();
   const signal = AbortSignal.timeout(timeoutMs);
   if (publicOnly) {

@@ -11,15 +11,18 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
  * Returns the normalized URL; throws a 400 naming `field`.
  */
 export function checkWebhookUrl(value: string, environment: Environment, field: string, allowInternal = false): string {
-  if (value.length > MAX_WEBHOOK_URL_LENGTH) throw invalidInput(field, `${field} must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`, 'maxLength');
+  if (value.length > MAX_WEBHOOK_URL_LENGTH)
+    throw invalidInput(field, `${field} must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`, 'maxLength');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw invalidInput(field, `${field} must be an absolute http(s) URL`, 'url');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidInput(field, `${field} must use http or https`, 'url');
-  if (environment === 'production' && url.protocol !== 'https:') throw invalidInput(field, `${field} must use https in production`, 'https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw invalidInput(field, `${field} must use http or https`, 'url');
+  if (environment === 'production' && url.protocol !== 'https:')
+    throw invalidInput(field, `${field} must use https in production`, 'https');
   if (url.username || url.password) throw invalidInput(field, `${field} must not carry credentials`, 'url');
   if (environment === 'production' && !allowInternal && isInternalHost(url.hostname)) {
     throw invalidInput(field, `${field} must point at a public address in production`, 'publicAddress');
@@ -33,10 +36,24 @@ export function checkWebhookUrl(value: string, environment: Environment, field: 
  * our server at the operator's own internal services (server-side request forgery).
  */
 const INTERNAL = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
   INTERNAL.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) INTERNAL.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  INTERNAL.addSubnet(net, prefix, 'ipv6');
 
 export function isInternalAddress(ip: string): boolean {
   const family = isIP(ip);
@@ -52,4 +69,3 @@ export function isInternalHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || isInternalAddress(host);
 }
-

@@ -4,14 +4,26 @@ import fc from 'fast-check';
 import { CURRENCY_CODES, currency } from '../../src/domain/currencies.ts';
 import { priceReceiving, priceSending, variableFee, type FeeSchedule } from '../../src/domain/pricing.ts';
 import { convertMinor, rateFromTable, SANDBOX_UNITS_PER_USD, sendingForReceiving } from '../../src/domain/rates.ts';
-import { canMove, INCOMING_TRANSITIONS, isTerminal, OUTGOING_TRANSITIONS, TERMINAL_STATUSES } from '../../src/domain/transactions.ts';
+import {
+  canMove,
+  INCOMING_TRANSITIONS,
+  isTerminal,
+  OUTGOING_TRANSITIONS,
+  TERMINAL_STATUSES,
+} from '../../src/domain/transactions.ts';
 import { net, refund, returnSettled, settle, fundInFlight } from '../../src/ledger/flows.ts';
 import { isBalanced } from '../../src/ledger/journal.ts';
 import type { TransactionStatus } from '../../src/store/schema.ts';
 
 const code = fc.constantFrom(...CURRENCY_CODES);
-const pair = fc.tuple(code, code).filter(([a, b]) => a !== b).map(([a, b]) => rateFromTable(SANDBOX_UNITS_PER_USD, a, b)!);
-const schedule: fc.Arbitrary<FeeSchedule> = fc.record({ fixedMinor: fc.bigInt({ min: 0n, max: 50_000n }), variableBps: fc.bigInt({ min: 0n, max: 500n }) });
+const pair = fc
+  .tuple(code, code)
+  .filter(([a, b]) => a !== b)
+  .map(([a, b]) => rateFromTable(SANDBOX_UNITS_PER_USD, a, b)!);
+const schedule: fc.Arbitrary<FeeSchedule> = fc.record({
+  fixedMinor: fc.bigInt({ min: 0n, max: 50_000n }),
+  variableBps: fc.bigInt({ min: 0n, max: 500n }),
+});
 const amount = fc.bigInt({ min: 1n, max: 100_000_000_000n });
 
 describe('money math (properties)', () => {
@@ -34,7 +46,10 @@ describe('money math (properties)', () => {
       fc.property(pair, schedule, amount, (rate, fees, sent) => {
         const price = priceSending(sent, rate, fees);
         if (!price) {
-          assert.ok(sent <= fees.fixedMinor + variableFee(sent, fees) || convertMinor(sent - fees.fixedMinor - variableFee(sent, fees), rate) === 0n);
+          assert.ok(
+            sent <= fees.fixedMinor + variableFee(sent, fees) ||
+              convertMinor(sent - fees.fixedMinor - variableFee(sent, fees), rate) === 0n,
+          );
           return;
         }
         assert.equal(price.totalSendingMinor, sent);
@@ -62,31 +77,51 @@ describe('money math (properties)', () => {
   it('every posting flow balances per currency, and fund → refund or fund → settle → return nets the payer to zero', () => {
     const scope = { platformId: 'Platform:p', environment: 'sandbox' as const };
     fc.assert(
-      fc.property(code, code, fc.bigInt({ min: 2n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 10n ** 6n }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (from, to, sent, feesRaw, receivedRaw) => {
-        const fees = feesRaw % sent;
-        const received = from === to ? sent - fees : receivedRaw;
-        const m = { scope, sentCurrency: from, receivedCurrency: to, sent, received, fees };
-        const funded = fundInFlight(scope, 'INTERNAL', 'InternalAccount:payer', from, sent);
-        for (const postings of [funded, settle(m), refund(m, 'INTERNAL', 'InternalAccount:payer'), returnSettled(m, 'INTERNAL', 'InternalAccount:payer')]) {
-          assert.ok(isBalanced(postings));
-        }
-        const payer = (lines: ReturnType<typeof net>) => lines.filter((p) => p.accountId === 'InternalAccount:payer').reduce((s, p) => s + p.amount, 0n);
-        assert.equal(payer(net([...funded, ...refund(m, 'INTERNAL', 'InternalAccount:payer')])), 0n);
-        assert.equal(payer(net([...funded, ...settle(m), ...returnSettled(m, 'INTERNAL', 'InternalAccount:payer')])), 0n);
-        assert.equal(payer(net([...funded, ...settle(m)])), -sent);
-      }),
+      fc.property(
+        code,
+        code,
+        fc.bigInt({ min: 2n, max: 10n ** 12n }),
+        fc.bigInt({ min: 0n, max: 10n ** 6n }),
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        (from, to, sent, feesRaw, receivedRaw) => {
+          const fees = feesRaw % sent;
+          const received = from === to ? sent - fees : receivedRaw;
+          const m = { scope, sentCurrency: from, receivedCurrency: to, sent, received, fees };
+          const funded = fundInFlight(scope, 'INTERNAL', 'InternalAccount:payer', from, sent);
+          for (const postings of [
+            funded,
+            settle(m),
+            refund(m, 'INTERNAL', 'InternalAccount:payer'),
+            returnSettled(m, 'INTERNAL', 'InternalAccount:payer'),
+          ]) {
+            assert.ok(isBalanced(postings));
+          }
+          const payer = (lines: ReturnType<typeof net>) =>
+            lines.filter((p) => p.accountId === 'InternalAccount:payer').reduce((s, p) => s + p.amount, 0n);
+          assert.equal(payer(net([...funded, ...refund(m, 'INTERNAL', 'InternalAccount:payer')])), 0n);
+          assert.equal(
+            payer(net([...funded, ...settle(m), ...returnSettled(m, 'INTERNAL', 'InternalAccount:payer')])),
+            0n,
+          );
+          assert.equal(payer(net([...funded, ...settle(m)])), -sent);
+        },
+      ),
     );
   });
 
   it('every supported currency has a sandbox rate against every other', () => {
-    for (const a of CURRENCY_CODES) for (const b of CURRENCY_CODES) assert.ok(rateFromTable(SANDBOX_UNITS_PER_USD, a, b), `${a}→${b}`);
+    for (const a of CURRENCY_CODES)
+      for (const b of CURRENCY_CODES) assert.ok(rateFromTable(SANDBOX_UNITS_PER_USD, a, b), `${a}→${b}`);
     assert.equal(currency('RWF').decimals, 0);
   });
 });
 
 describe('lifecycles (properties)', () => {
   const statuses = Object.keys(OUTGOING_TRANSITIONS) as TransactionStatus[];
-  for (const [name, table, flow] of [['outgoing', OUTGOING_TRANSITIONS, 'QUOTE'], ['incoming', INCOMING_TRANSITIONS, 'INCOMING_UMA']] as const) {
+  for (const [name, table, flow] of [
+    ['outgoing', OUTGOING_TRANSITIONS, 'QUOTE'],
+    ['incoming', INCOMING_TRANSITIONS, 'INCOMING_UMA'],
+  ] as const) {
     it(`${name}: a terminal status never changes, and any walk of allowed moves ends in one within three steps`, () => {
       for (const s of TERMINAL_STATUSES) assert.deepEqual(table[s], [], `${s} is terminal`);
       fc.assert(

@@ -1,7 +1,16 @@
 import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ACCOUNT_TYPE_NAMES, ACCOUNT_TYPES, accountTypeRule, isIban, isUsable, sandboxSuffix, validateExternalAccount, type AccountTypeRule } from '../../src/domain/account-types.ts';
+import {
+  ACCOUNT_TYPE_NAMES,
+  ACCOUNT_TYPES,
+  accountTypeRule,
+  isIban,
+  isUsable,
+  sandboxSuffix,
+  validateExternalAccount,
+  type AccountTypeRule,
+} from '../../src/domain/account-types.ts';
 import { SANDBOX_VERIFICATION, verifyBeneficiary } from '../../src/domain/beneficiary-verification.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { isSupportedCurrency } from '../../src/domain/currencies.ts';
@@ -23,14 +32,20 @@ describe('account-type rule table', () => {
       const rule = accountTypeRule(name) as AccountTypeRule;
       assert.ok(rule.currencies.length > 0, name);
       const primaries = typeof rule.primary === 'string' ? [rule.primary] : rule.primary;
-      for (const p of primaries) assert.ok(p in rule.required || p in rule.optional, `${name}: primary ${p} is a field`);
+      for (const p of primaries)
+        assert.ok(p in rule.required || p in rule.optional, `${name}: primary ${p} is a field`);
       if (rule.aliasOf) {
         const current = accountTypeRule(rule.aliasOf);
         assert.ok(current, `${name} aliases an existing type`);
-        assert.deepEqual([...current.currencies], [...rule.currencies], `${name} and ${rule.aliasOf} hold the same currency`);
+        assert.deepEqual(
+          [...current.currencies],
+          [...rule.currencies],
+          `${name} and ${rule.aliasOf} hold the same currency`,
+        );
         assert.equal(current.primary, rule.primary);
       }
-      if (rule.beneficiary === 'none') assert.equal(rule.paymentRails.length, 0, `${name}: self-custody types take no rails`);
+      if (rule.beneficiary === 'none')
+        assert.equal(rule.paymentRails.length, 0, `${name}: self-custody types take no rails`);
       else assert.ok(rule.paymentRails.length > 0, `${name}: bank types list their rails`);
     }
     assert.equal(accountTypeRule('toString'), undefined, 'prototype keys are not account types');
@@ -69,12 +84,23 @@ describe('account-type rule table', () => {
   });
 
   it('accepts both business shapes and infers a missing beneficiaryType', () => {
-    const flat = validateExternalAccount(withInfo(valid('GBP_ACCOUNT'), { beneficiary: { legalName: 'Acme Ltd' } }), 'customer');
+    const flat = validateExternalAccount(
+      withInfo(valid('GBP_ACCOUNT'), { beneficiary: { legalName: 'Acme Ltd' } }),
+      'customer',
+    );
     assert.deepEqual(flat.accountInfo.beneficiary, { beneficiaryType: 'BUSINESS', legalName: 'Acme Ltd' });
     assert.equal(flat.beneficiaryName, 'Acme Ltd');
-    const nested = validateExternalAccount(withInfo(valid('ZAR_ACCOUNT'), { beneficiary: { beneficiaryType: 'BUSINESS', businessInfo: { legalName: 'Acme SA', taxId: '9' } } }), 'customer');
+    const nested = validateExternalAccount(
+      withInfo(valid('ZAR_ACCOUNT'), {
+        beneficiary: { beneficiaryType: 'BUSINESS', businessInfo: { legalName: 'Acme SA', taxId: '9' } },
+      }),
+      'customer',
+    );
     assert.equal(nested.beneficiaryName, 'Acme SA');
-    const person = validateExternalAccount(withInfo(valid('NGN_ACCOUNT'), { beneficiary: { fullName: 'Ada Obi' } }), 'customer');
+    const person = validateExternalAccount(
+      withInfo(valid('NGN_ACCOUNT'), { beneficiary: { fullName: 'Ada Obi' } }),
+      'customer',
+    );
     assert.equal((person.accountInfo.beneficiary as { beneficiaryType: string }).beneficiaryType, 'INDIVIDUAL');
   });
 
@@ -82,7 +108,10 @@ describe('account-type rule table', () => {
     const nested = validateExternalAccount(withInfo(valid('CAD_ACCOUNT'), { platformAccountId: 'ext-1' }), 'customer');
     assert.equal(nested.platformAccountId, 'ext-1');
     assert.equal('platformAccountId' in nested.accountInfo, false);
-    assert.equal(validateExternalAccount({ ...valid('CAD_ACCOUNT'), platformAccountId: 'ext-2' }, 'customer').platformAccountId, 'ext-2');
+    assert.equal(
+      validateExternalAccount({ ...valid('CAD_ACCOUNT'), platformAccountId: 'ext-2' }, 'customer').platformAccountId,
+      'ext-2',
+    );
   });
 
   it('checks IBANs by their mod-97 digits', () => {
@@ -93,7 +122,8 @@ describe('account-type rule table', () => {
   });
 
   it('isUsable is ACTIVE and nothing else', () => {
-    for (const status of ['PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE']) assert.equal(isUsable({ status }), status === 'ACTIVE');
+    for (const status of ['PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE'])
+      assert.equal(isUsable({ status }), status === 'ACTIVE');
   });
 });
 
@@ -103,15 +133,34 @@ describe('sandboxSuffix', () => {
   const three = fc.stringMatching(/^[0-9]{3}$/);
 
   it('reads the last three digits', () => {
-    fc.assert(fc.property(fc.array(localChar, { maxLength: 30 }).map((a) => a.join('')), three, (prefix, d) => sandboxSuffix(prefix + d) === d));
+    fc.assert(
+      fc.property(
+        fc.array(localChar, { maxLength: 30 }).map((a) => a.join('')),
+        three,
+        (prefix, d) => sandboxSuffix(prefix + d) === d,
+      ),
+    );
   });
 
   it('reads them before the @ when the identifier has a domain part', () => {
-    fc.assert(fc.property(fc.array(localChar, { maxLength: 30 }).map((a) => a.join('')), three, domain, (prefix, d, dom) => sandboxSuffix(`${prefix}${d}@${dom}`) === d));
+    fc.assert(
+      fc.property(
+        fc.array(localChar, { maxLength: 30 }).map((a) => a.join('')),
+        three,
+        domain,
+        (prefix, d, dom) => sandboxSuffix(`${prefix}${d}@${dom}`) === d,
+      ),
+    );
   });
 
   it("is '' when the identifier does not end in three digits", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), fc.constantFrom('a', 'Z', '.', '-'), (s, end) => sandboxSuffix(s.replace(/@/g, '') + end) === ''));
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.constantFrom('a', 'Z', '.', '-'),
+        (s, end) => sandboxSuffix(s.replace(/@/g, '') + end) === '',
+      ),
+    );
     assert.equal(sandboxSuffix('12'), '');
     assert.equal(sandboxSuffix(''), '');
     assert.equal(sandboxSuffix('user.12@pix.com.br'), '');
@@ -147,12 +196,18 @@ describe('beneficiary verification outcomes', () => {
         assert.equal(v.code, expected === 400 ? 'INVALID_BANK_ACCOUNT' : 'GRID_SWITCH_ERROR');
         return;
       }
-      assert.deepEqual(verifyBeneficiary('sandbox', id, 'Jane Doe'), name === undefined ? { status: expected } : { status: expected, verifiedName: name });
+      assert.deepEqual(
+        verifyBeneficiary('sandbox', id, 'Jane Doe'),
+        name === undefined ? { status: expected } : { status: expected, verifiedName: name },
+      );
     });
   }
 
   it('names the other holder differently from the beneficiary', () => {
-    assert.notEqual(verifyBeneficiary('sandbox', '1102', 'Maria Fernanda Oliveira').verifiedName, 'MARIA FERNANDA OLIVEIRA');
+    assert.notEqual(
+      verifyBeneficiary('sandbox', '1102', 'Maria Fernanda Oliveira').verifiedName,
+      'MARIA FERNANDA OLIVEIRA',
+    );
   });
 
   it('without a name to compare, name outcomes are UNSUPPORTED and error suffixes still apply', () => {
@@ -162,6 +217,7 @@ describe('beneficiary verification outcomes', () => {
   });
 
   it('is not simulated in production', () => {
-    for (const suffix of Object.keys(SANDBOX_VERIFICATION)) assert.deepEqual(verifyBeneficiary('production', `1${suffix}`, 'Jane Doe'), { status: 'UNSUPPORTED' });
+    for (const suffix of Object.keys(SANDBOX_VERIFICATION))
+      assert.deepEqual(verifyBeneficiary('production', `1${suffix}`, 'Jane Doe'), { status: 'UNSUPPORTED' });
   });
 });

@@ -2,7 +2,16 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { ACCOUNT_TYPE_NAMES, type AccountType } from '../../src/domain/account-types.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { BUILD, BUSINESS_FLAT, BUSINESS_INFO, REJECTIONS, UNSUPPORTED_CURRENCY_TYPES, valid, withInfo, type AccountRequest } from './fixtures.ts';
+import {
+  BUILD,
+  BUSINESS_FLAT,
+  BUSINESS_INFO,
+  REJECTIONS,
+  UNSUPPORTED_CURRENCY_TYPES,
+  valid,
+  withInfo,
+  type AccountRequest,
+} from './fixtures.ts';
 
 describe('external accounts over HTTP: every type, every rule, every sandbox suffix', () => {
   let server: TestServer;
@@ -11,13 +20,19 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
   before(async () => {
     server = await startServer();
     p = await server.platform('types');
-    const created = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'types-1', fullName: 'Jane Doe' });
+    const created = await p.api.post('/customers', {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: 'types-1',
+      fullName: 'Jane Doe',
+    });
     customerId = created.body.id;
   });
   after(() => server.close());
 
   const createFor = (req: AccountRequest) => p.api.post('/customers/external-accounts', { customerId, ...req });
-  const count = async () => (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(customerId)}&limit=1`)).body.totalCount as number;
+  const count = async () =>
+    (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(customerId)}&limit=1`)).body
+      .totalCount as number;
 
   for (const type of ACCOUNT_TYPE_NAMES) {
     it(`${type}: a valid customer account is created and echoed`, async () => {
@@ -25,7 +40,10 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       const res = await createFor(req);
       if (UNSUPPORTED_CURRENCY_TYPES.includes(type)) {
         assert.equal(res.status, 400);
-        assert.deepEqual([res.body.code, res.body.details.field, res.body.details.rule], ['INVALID_INPUT', 'currency', 'supportedCurrency']);
+        assert.deepEqual(
+          [res.body.code, res.body.details.field, res.body.details.rule],
+          ['INVALID_INPUT', 'currency', 'supportedCurrency'],
+        );
         assert.match(res.body.message, new RegExp(`${req.currency} is not a currency this service supports`));
         return;
       }
@@ -67,7 +85,14 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
   });
 
   it('takes legacy and current names side by side, each echoed as given', async () => {
-    const pairs: [AccountType, AccountType][] = [['US_ACCOUNT', 'USD_ACCOUNT'], ['CLABE', 'MXN_ACCOUNT'], ['PIX', 'BRL_ACCOUNT'], ['IBAN', 'EUR_ACCOUNT'], ['UPI', 'INR_ACCOUNT'], ['LIGHTNING_ACCOUNT', 'LIGHTNING']];
+    const pairs: [AccountType, AccountType][] = [
+      ['US_ACCOUNT', 'USD_ACCOUNT'],
+      ['CLABE', 'MXN_ACCOUNT'],
+      ['PIX', 'BRL_ACCOUNT'],
+      ['IBAN', 'EUR_ACCOUNT'],
+      ['UPI', 'INR_ACCOUNT'],
+      ['LIGHTNING_ACCOUNT', 'LIGHTNING'],
+    ];
     for (const [legacy, current] of pairs) {
       for (const type of [legacy, current]) {
         const res = await createFor(valid(type));
@@ -86,7 +111,10 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       const before = await count();
       const res = await createFor(r.request());
       assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.deepEqual([res.body.status, res.body.code, res.body.details.field, res.body.details.rule], [400, 'INVALID_INPUT', r.field, r.rule]);
+      assert.deepEqual(
+        [res.body.status, res.body.code, res.body.details.field, res.body.details.rule],
+        [400, 'INVALID_INPUT', r.field, r.rule],
+      );
       assert.equal(typeof res.body.message, 'string');
       assert.equal(await count(), before);
     });
@@ -128,7 +156,10 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
         const invalid = await createFor(BUILD[type]('105'));
         assert.deepEqual([invalid.status, invalid.body.status, invalid.body.code], [400, 400, 'INVALID_BANK_ACCOUNT']);
         const simulated = await createFor(BUILD[type]('109'));
-        assert.deepEqual([simulated.status, simulated.body.status, simulated.body.code], [500, 500, 'GRID_SWITCH_ERROR']);
+        assert.deepEqual(
+          [simulated.status, simulated.body.status, simulated.body.code],
+          [500, 500, 'GRID_SWITCH_ERROR'],
+        );
         assert.match(simulated.body.message, /[Ss]imulated sandbox/);
         assert.equal(await count(), before);
       });

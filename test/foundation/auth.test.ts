@@ -27,14 +27,29 @@ describe('authentication and isolation', () => {
   it('rejects a non-Basic scheme and bad base64', async () => {
     assertUnauthorized(await client(server.baseUrl, 'Bearer abc').get('/customers'));
     assertUnauthorized(await client(server.baseUrl, 'Basic %%%not-base64%%%').get('/customers'));
-    assertUnauthorized(await client(server.baseUrl, `Basic ${Buffer.from('no-colon-here').toString('base64')}`).get('/customers'));
+    assertUnauthorized(
+      await client(server.baseUrl, `Basic ${Buffer.from('no-colon-here').toString('base64')}`).get('/customers'),
+    );
   });
 
   it('rejects an unknown token and a wrong secret', async () => {
-    assertUnauthorized(await client(server.baseUrl, { tokenId: 'Token:00000000-0000-7000-8000-000000000000', clientSecret: a.sandbox.clientSecret }).get('/customers'));
-    assertUnauthorized(await client(server.baseUrl, { tokenId: a.sandbox.tokenId, clientSecret: a.sandbox.clientSecret + 'x' }).get('/customers'));
+    assertUnauthorized(
+      await client(server.baseUrl, {
+        tokenId: 'Token:00000000-0000-7000-8000-000000000000',
+        clientSecret: a.sandbox.clientSecret,
+      }).get('/customers'),
+    );
+    assertUnauthorized(
+      await client(server.baseUrl, { tokenId: a.sandbox.tokenId, clientSecret: a.sandbox.clientSecret + 'x' }).get(
+        '/customers',
+      ),
+    );
     // Another platform's secret with this platform's token id is just a wrong secret.
-    assertUnauthorized(await client(server.baseUrl, { tokenId: a.sandbox.tokenId, clientSecret: b.sandbox.clientSecret }).get('/customers'));
+    assertUnauthorized(
+      await client(server.baseUrl, { tokenId: a.sandbox.tokenId, clientSecret: b.sandbox.clientSecret }).get(
+        '/customers',
+      ),
+    );
   });
 
   it('accepts the token id or its bare clientId as the username', async () => {
@@ -68,10 +83,16 @@ describe('authentication and isolation', () => {
     assert.equal((await viewer.post('/tokens', { name: 'escalate', permissions: ['MANAGE'] })).status, 403);
 
     const transactOnly = await a.api.post('/tokens', { name: 'mover', permissions: ['TRANSACT'] });
-    const mover = client(server.baseUrl, { tokenId: transactOnly.body.id, clientSecret: transactOnly.body.clientSecret });
+    const mover = client(server.baseUrl, {
+      tokenId: transactOnly.body.id,
+      clientSecret: transactOnly.body.clientSecret,
+    });
     assert.equal((await mover.get('/customers')).status, 403);
     const accounts = await a.api.get('/platform/internal-accounts?currency=USD');
-    assert.equal((await mover.post(`/sandbox/internal-accounts/${accounts.body.data[0].id}/fund`, { amount: 100 })).status, 200);
+    assert.equal(
+      (await mover.post(`/sandbox/internal-accounts/${accounts.body.data[0].id}/fund`, { amount: 100 })).status,
+      200,
+    );
   });
 
   it('validates token requests', async () => {
@@ -84,7 +105,7 @@ describe('authentication and isolation', () => {
     assert.ok(list.body.data.every((t: any) => t.clientSecret === undefined));
   });
 
-  it('keeps platforms and environments apart: another tenant\'s id answers 404', async () => {
+  it("keeps platforms and environments apart: another tenant's id answers 404", async () => {
     const created = await a.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'iso-1' });
     assert.equal(created.status, 201);
     const id = created.body.id;

@@ -13,7 +13,13 @@ describe('command line', () => {
   before(async () => {
     server = await startServer();
     // The CLI reads the same DATA_DIR / DATABASE_URL / SECRET_KEY as the running server.
-    env = { ...process.env, DATA_DIR: server.config.dataDir, DATABASE_URL: server.config.databaseUrl ?? '', SECRET_KEY: server.config.secretKey.toString('hex'), LOG_LEVEL: 'silent' };
+    env = {
+      ...process.env,
+      DATA_DIR: server.config.dataDir,
+      DATABASE_URL: server.config.databaseUrl ?? '',
+      SECRET_KEY: server.config.secretKey.toString('hex'),
+      LOG_LEVEL: 'silent',
+    };
   });
   after(() => server.close());
 
@@ -31,16 +37,34 @@ describe('command line', () => {
     const prod = client(server.baseUrl, created.production);
     assert.equal((await prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'p' })).status, 201);
 
-    const token = await payouts('tokens', 'create', '--platform', created.platformId, '--env', 'sandbox', '--name', 'reader', '--permissions', 'VIEW', '--json');
+    const token = await payouts(
+      'tokens',
+      'create',
+      '--platform',
+      created.platformId,
+      '--env',
+      'sandbox',
+      '--name',
+      'reader',
+      '--permissions',
+      'VIEW',
+      '--json',
+    );
     const reader = JSON.parse(token.stdout);
     assert.deepEqual(reader.permissions, ['VIEW']);
     const readerApi = client(server.baseUrl, { tokenId: reader.id, clientSecret: reader.clientSecret });
     assert.equal((await readerApi.get('/customers')).status, 200);
-    assert.equal((await readerApi.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'q' })).status, 403);
+    assert.equal(
+      (await readerApi.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'q' })).status,
+      403,
+    );
   });
 
   it('refuses bad arguments with exit code 2', async () => {
-    const badEnv = await runCli(['tokens', 'create', '--platform', 'Platform:nope', '--env', 'staging', '--name', 'x'], env);
+    const badEnv = await runCli(
+      ['tokens', 'create', '--platform', 'Platform:nope', '--env', 'staging', '--name', 'x'],
+      env,
+    );
     assert.equal(badEnv.code, 2, badEnv.stderr);
     assert.match(badEnv.stderr, /--env/);
     assert.equal((await runCli(['frobnicate'], env)).code, 2);
@@ -63,7 +87,10 @@ describe('first start', () => {
       try {
         // The credentials are written before the port is bound, so they are in stdout once /readyz answers;
         // the pipe may still be delivering them, hence the bounded wait.
-        await waitFor(() => /clientSecret:\s+\S+/.test(first.stdout()), 'the first start to print the sandbox credentials');
+        await waitFor(
+          () => /clientSecret:\s+\S+/.test(first.stdout()),
+          'the first start to print the sandbox credentials',
+        );
         const tokenId = /tokenId:\s+(\S+)/.exec(first.stdout())?.[1];
         const clientSecret = /clientSecret:\s+(\S+)/.exec(first.stdout())?.[1];
         assert.ok(tokenId && clientSecret, first.output());

@@ -29,7 +29,9 @@ describe('customers', () => {
     assert.equal(res.body.isDeleted, false);
     assert.match(res.body.umaAddress, /^\$.+@.+/);
     assert.equal(res.body.fullName, 'Ada Lovelace');
-    const accounts = await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(res.body.id)}&limit=100`);
+    const accounts = await p.api.get(
+      `/customers/internal-accounts?customerId=${encodeURIComponent(res.body.id)}&limit=100`,
+    );
     assert.equal(accounts.body.totalCount, CURRENCY_CODES.length);
     assert.deepEqual(accounts.body.data.map((a: any) => a.balance.currency.code).sort(), [...CURRENCY_CODES].sort());
     assert.ok(accounts.body.data.every((a: any) => a.customerId === res.body.id && a.balance.amount === 0));
@@ -62,24 +64,43 @@ describe('customers', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.body.details.field, field);
     }
-    assert.equal((await p.api.get('/customers?isIncludingDeleted=true')).body.totalCount, before, 'nothing was written');
+    assert.equal(
+      (await p.api.get('/customers?isIncludingDeleted=true')).body.totalCount,
+      before,
+      'nothing was written',
+    );
   });
 
   it('answers 409 for a UMA address already taken, on create and on update', async () => {
-    const first = await p.api.post('/customers', { ...individual, platformCustomerId: 'u-a', umaAddress: '$taken@example.com' });
+    const first = await p.api.post('/customers', {
+      ...individual,
+      platformCustomerId: 'u-a',
+      umaAddress: '$taken@example.com',
+    });
     assert.equal(first.status, 201);
-    const second = await p.api.post('/customers', { ...individual, platformCustomerId: 'u-b', umaAddress: '$taken@example.com' });
+    const second = await p.api.post('/customers', {
+      ...individual,
+      platformCustomerId: 'u-b',
+      umaAddress: '$taken@example.com',
+    });
     assert.equal(second.status, 409);
     assert.equal(second.body.code, 'UMA_ADDRESS_EXISTS');
     const other = await p.api.post('/customers', { ...individual, platformCustomerId: 'u-c' });
-    const clash = await p.api.patch(`/customers/${other.body.id}`, { customerType: 'INDIVIDUAL', umaAddress: '$taken@example.com' });
+    const clash = await p.api.patch(`/customers/${other.body.id}`, {
+      customerType: 'INDIVIDUAL',
+      umaAddress: '$taken@example.com',
+    });
     assert.equal(clash.status, 409);
     assert.equal((await p.api.get(`/customers/${other.body.id}`)).body.umaAddress, other.body.umaAddress);
   });
 
   it('updates given fields only and refuses a type change', async () => {
     const created = await p.api.post('/customers', { ...individual, platformCustomerId: 'upd' });
-    const res = await p.api.patch(`/customers/${created.body.id}`, { customerType: 'INDIVIDUAL', fullName: 'Ada King', umaAddress: '$ada.king@example.com' });
+    const res = await p.api.patch(`/customers/${created.body.id}`, {
+      customerType: 'INDIVIDUAL',
+      fullName: 'Ada King',
+      umaAddress: '$ada.king@example.com',
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.fullName, 'Ada King');
     assert.equal(res.body.birthDate, individual.birthDate);
@@ -104,14 +125,24 @@ describe('customers', () => {
     assert.equal(visible.body.totalCount, 0);
     const all = await p.api.get('/customers?platformCustomerId=del&isIncludingDeleted=true');
     assert.equal(all.body.totalCount, 1);
-    assert.equal((await p.api.get('/customers/Customer:00000000-0000-7000-8000-000000000000')).body.code, 'USER_NOT_FOUND');
+    assert.equal(
+      (await p.api.get('/customers/Customer:00000000-0000-7000-8000-000000000000')).body.code,
+      'USER_NOT_FOUND',
+    );
   });
 
   it('filters by type, platform id, UMA address and time bounds (inclusive)', async () => {
-    const created = await p.api.post('/customers', { ...individual, platformCustomerId: 'filter-me', umaAddress: '$filter.me@example.com' });
+    const created = await p.api.post('/customers', {
+      ...individual,
+      platformCustomerId: 'filter-me',
+      umaAddress: '$filter.me@example.com',
+    });
     const at = created.body.createdAt;
     const byUma = await p.api.get(`/customers?umaAddress=${encodeURIComponent('$filter.me@example.com')}`);
-    assert.deepEqual(byUma.body.data.map((c: any) => c.id), [created.body.id]);
+    assert.deepEqual(
+      byUma.body.data.map((c: any) => c.id),
+      [created.body.id],
+    );
     const inclusive = await p.api.get(`/customers?createdAfter=${at}&createdBefore=${at}&platformCustomerId=filter-me`);
     assert.equal(inclusive.body.totalCount, 1);
     const later = new Date(Date.parse(at) + 1).toISOString();

@@ -27,7 +27,10 @@ describe('error shape', () => {
   });
 
   it('prototype poisoning is refused as bad input', async () => {
-    const res = await p.api.post('/customers', '{"customerType":"INDIVIDUAL","platformCustomerId":"x","__proto__":{"admin":true}}');
+    const res = await p.api.post(
+      '/customers',
+      '{"customerType":"INDIVIDUAL","platformCustomerId":"x","__proto__":{"admin":true}}',
+    );
     assertShape(res, 400, 'INVALID_INPUT');
   });
 
@@ -48,9 +51,15 @@ describe('error shape', () => {
   });
 
   it('unsupported media type → 415', async () => {
-    const res = await p.api.post('/customers', 'customerType=INDIVIDUAL', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await p.api.post('/customers', 'customerType=INDIVIDUAL', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     assertShape(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
-    assertShape(await p.api.post('/customers', 'hello', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assertShape(
+      await p.api.post('/customers', 'hello', { 'content-type': 'text/plain' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 
   it('schema violations name the field and the rule', async () => {
@@ -60,7 +69,11 @@ describe('error shape', () => {
     const badEnum = await p.api.post('/customers', { customerType: 'ROBOT', platformCustomerId: 'x' });
     assert.equal(badEnum.body.details.field, 'customerType');
     assert.deepEqual(badEnum.body.details.allowedValues, ['INDIVIDUAL', 'BUSINESS']);
-    const nested = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'x', address: { line1: 'a', postalCode: '1', country: 'usa' } });
+    const nested = await p.api.post('/customers', {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: 'x',
+      address: { line1: 'a', postalCode: '1', country: 'usa' },
+    });
     assert.equal(nested.body.details.field, 'address.country');
     const query = await p.api.get('/customers?limit=abc');
     assert.equal(query.body.details.field, 'limit');

@@ -24,7 +24,9 @@ describe('internal accounts and sandbox funding', () => {
 
   it('credits the balance through the ledger and returns the account', async () => {
     const customer = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'fund-me' });
-    const accounts = await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=MXN`);
+    const accounts = await p.api.get(
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=MXN`,
+    );
     const account = accounts.body.data[0];
     const first = await p.api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 12_345 });
     assert.equal(first.status, 200);
@@ -32,9 +34,15 @@ describe('internal accounts and sandbox funding', () => {
     assert.equal(first.body.balance.amount, 12_345);
     const second = await p.api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000_000_000 });
     assert.equal(second.body.balance.amount, 100_000_012_345);
-    const listed = await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=MXN`);
+    const listed = await p.api.get(
+      `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=MXN`,
+    );
     assert.equal(listed.body.data[0].balance.amount, 100_000_012_345);
-    const postings = await server.app.store.db.selectFrom('postings').selectAll().where('account_id', '=', account.id).execute();
+    const postings = await server.app.store.db
+      .selectFrom('postings')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .execute();
     assert.equal(postings.length, 2, 'each funding is a journal entry, not a bare balance update');
   });
 
@@ -49,7 +57,10 @@ describe('internal accounts and sandbox funding', () => {
     assert.equal(tooMuch.body.details.field, 'amount');
     const missing = await p.api.post(`/sandbox/internal-accounts/${platformUsd.id}/fund`, {});
     assert.equal(missing.status, 400);
-    const unknown = await p.api.post('/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund', { amount: 1 });
+    const unknown = await p.api.post(
+      '/sandbox/internal-accounts/InternalAccount:00000000-0000-7000-8000-000000000000/fund',
+      { amount: 1 },
+    );
     assert.equal(unknown.status, 404);
     const otherEnv = await p.api.post(`/sandbox/internal-accounts/${prodUsd.id}/fund`, { amount: 1 });
     assert.equal(otherEnv.status, 404, "a production account is not the sandbox's");
@@ -58,7 +69,9 @@ describe('internal accounts and sandbox funding', () => {
 
   it('keeps balances exact under concurrent funding', async () => {
     const account = (await p.api.get('/platform/internal-accounts?currency=EUR')).body.data[0];
-    await Promise.all(Array.from({ length: 40 }, () => p.api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 25 })));
+    await Promise.all(
+      Array.from({ length: 40 }, () => p.api.post(`/sandbox/internal-accounts/${account.id}/fund`, { amount: 25 })),
+    );
     assert.equal((await p.api.get('/platform/internal-accounts?currency=EUR')).body.data[0].balance.amount, 1000);
   });
 });

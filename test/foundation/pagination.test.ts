@@ -46,7 +46,9 @@ describe('pagination', () => {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const res = await p.api.get(`/customers?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const res = await p.api.get(
+          `/customers?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         assert.equal(res.status, 200);
         assert.equal(res.body.totalCount, 45, 'totalCount ignores the page window');
         seen.push(...res.body.data.map((c: any) => c.id));
@@ -72,7 +74,9 @@ describe('pagination', () => {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const res = await p.api.get(`/customers/internal-accounts?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res = await p.api.get(
+        `/customers/internal-accounts?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       for (const a of res.body.data) seen.add(a.id);
       cursor = res.body.nextCursor;
     } while (cursor);

@@ -19,7 +19,11 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'payouts-test-'));
-  const base: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SECRET_KEY: randomBytes(32).toString('hex') };
+  const base: Record<string, string> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SECRET_KEY: randomBytes(32).toString('hex'),
+  };
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     return { env: base, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
@@ -50,7 +54,12 @@ export interface Response<T = any> {
 }
 
 export interface Client {
-  request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Response<T>>;
   get<T = any>(path: string): Promise<Response<T>>;
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<Response<T>>;
   patch<T = any>(path: string, body?: unknown): Promise<Response<T>>;
@@ -64,7 +73,12 @@ export function basicAuth(creds: Credentials): string {
 /** A real HTTP client against the listening server; `auth` may be omitted to test the 401 paths. */
 export function client(baseUrl: string, auth?: Credentials | string): Client {
   const authorization = typeof auth === 'string' ? auth : auth ? basicAuth(auth) : undefined;
-  async function request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+  async function request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response<T>> {
     const h: Record<string, string> = { accept: 'application/json', ...headers };
     if (authorization) h.authorization = authorization;
     let payload: string | undefined;
@@ -120,7 +134,10 @@ export interface StartOptions extends Pick<AppOptions, 'clock' | 'random'> {
  * Starts the real app on a real database and a real port. close() checks the ledger's invariants
  * before tearing down, so every test file ends with a ledger verification.
  */
-export async function startServer(extraEnv: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
+export async function startServer(
+  extraEnv: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<TestServer> {
   const { database: shared, ...appOptions } = options;
   const database = shared ?? (await createTestDatabase());
   const config = loadConfig({ ...database.env, ...extraEnv });
@@ -139,7 +156,10 @@ export async function startServer(extraEnv: Record<string, string> = {}, options
     async close() {
       try {
         const violations = await verifyLedger(app.store);
-        if (violations.length > 0) throw new Error(`ledger invariants violated:\n${violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n')}`);
+        if (violations.length > 0)
+          throw new Error(
+            `ledger invariants violated:\n${violations.map((v) => `${v.invariant}: ${v.detail}`).join('\n')}`,
+          );
       } finally {
         await app.close();
         if (!shared) await database.drop();

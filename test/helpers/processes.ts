@@ -44,19 +44,32 @@ export interface CliResult {
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = PROCESS_TIMEOUT_MS): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['bin/payouts.mjs', ...args], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const killed = error && 'killed' in error && error.killed;
-      if (killed) return reject(new Error(`payouts ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/payouts.mjs', ...args],
+      { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const killed = error && 'killed' in error && error.killed;
+        if (killed)
+          return reject(
+            new Error(
+              `payouts ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+            ),
+          );
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
 /** Like runCli, but a non-zero exit is a failure whose message carries the command's output. */
 export async function runCliOk(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<CliResult> {
   const result = await runCli(args, env, timeoutMs);
-  if (result.code !== 0) throw new Error(`payouts ${args.join(' ')} exited ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(
+      `payouts ${args.join(' ')} exited ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
   return result;
 }
 
@@ -88,7 +101,10 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = PROCE
   let stdout = '';
   let output = '';
   const keep = (text: string, into: string) => (into + text).slice(-OUTPUT_LIMIT);
-  for (const [stream, isStdout] of [[child.stdout, true], [child.stderr, false]] as const) {
+  for (const [stream, isStdout] of [
+    [child.stdout, true],
+    [child.stderr, false],
+  ] as const) {
     (stream as unknown as { unref?: () => void }).unref?.();
     stream.on('data', (chunk: Buffer) => {
       if (isStdout) stdout = keep(chunk.toString(), stdout);
@@ -96,11 +112,19 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = PROCE
     });
   }
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server: ServerProcess = { baseUrl, port, pid: child.pid ?? 0, stdout: () => stdout, output: () => output, stop: () => stopChild(child) };
+  const server: ServerProcess = {
+    baseUrl,
+    port,
+    pid: child.pid ?? 0,
+    stdout: () => stdout,
+    output: () => output,
+    stop: () => stopChild(child),
+  };
   try {
     await waitFor(
       async () => {
-        if (exited(child)) throw new Error(`payouts serve exited with ${child.exitCode ?? child.signalCode} before it was ready`);
+        if (exited(child))
+          throw new Error(`payouts serve exited with ${child.exitCode ?? child.signalCode} before it was ready`);
         return (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true;
       },
       `payouts serve on port ${port} to answer /readyz`,

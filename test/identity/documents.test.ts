@@ -36,12 +36,30 @@ describe('documents', () => {
   });
   after(() => server.close());
 
-  const upload = (fields: Record<string, string>, file?: { bytes: Buffer; name: string; type?: string }) => sendForm(server, p.sandbox, 'POST', '/documents', fields, file);
-  const fieldsFor = (holder: string, extra: Record<string, string> = {}) => ({ documentType: 'PASSPORT', country: 'US', documentHolder: holder, ...extra });
-  const rowCount = async () => Number((await server.app.store.db.selectFrom('documents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const upload = (fields: Record<string, string>, file?: { bytes: Buffer; name: string; type?: string }) =>
+    sendForm(server, p.sandbox, 'POST', '/documents', fields, file);
+  const fieldsFor = (holder: string, extra: Record<string, string> = {}) => ({
+    documentType: 'PASSPORT',
+    country: 'US',
+    documentHolder: holder,
+    ...extra,
+  });
+  const rowCount = async () =>
+    Number(
+      (
+        await server.app.store.db
+          .selectFrom('documents')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('accepts PDF, JPEG and PNG recognised by content, and stores each under its sha256', async () => {
-    for (const [bytes, name, type] of [[PDF, 'passport.pdf', 'application/pdf'], [JPEG, 'front.jpg', 'image/jpeg'], [PNG, 'back.png', 'image/png']] as const) {
+    for (const [bytes, name, type] of [
+      [PDF, 'passport.pdf', 'application/pdf'],
+      [JPEG, 'front.jpg', 'image/jpeg'],
+      [PNG, 'back.png', 'image/png'],
+    ] as const) {
       const res = await upload(fieldsFor(person.id, { side: 'FRONT', documentNumber: 'P123' }), { bytes, name });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.match(res.body.id, /^Document:[0-9a-f-]{36}$/);
@@ -65,7 +83,12 @@ describe('documents', () => {
     assert.equal(ok.body.documentHolder, bo.id);
     const theirs = await createCustomer(other, individual('theirs'));
     const before = await rowCount();
-    for (const holder of ['Customer:00000000-0000-7000-8000-000000000000', 'BeneficialOwner:00000000-0000-7000-8000-000000000000', theirs.id, 'Quote:abc']) {
+    for (const holder of [
+      'Customer:00000000-0000-7000-8000-000000000000',
+      'BeneficialOwner:00000000-0000-7000-8000-000000000000',
+      theirs.id,
+      'Quote:abc',
+    ]) {
       const res = await upload(fieldsFor(holder), { bytes: PDF, name: 'x.pdf' });
       assert.equal(res.status, 404, holder);
     }
@@ -76,7 +99,11 @@ describe('documents', () => {
     const filesBefore = storedFiles(server.config.dataDir);
     const rowsBefore = await rowCount();
     const cases: Array<[Record<string, string>, { bytes: Buffer; name: string; type?: string } | undefined, string]> = [
-      [fieldsFor(person.id), { bytes: Buffer.from('just some text, honestly'), name: 'scan.pdf', type: 'application/pdf' }, 'file'],
+      [
+        fieldsFor(person.id),
+        { bytes: Buffer.from('just some text, honestly'), name: 'scan.pdf', type: 'application/pdf' },
+        'file',
+      ],
       [fieldsFor(person.id), undefined, 'file'],
       [fieldsFor(person.id), { bytes: Buffer.alloc(0), name: 'empty.pdf' }, 'file'],
       [{ country: 'US', documentHolder: person.id }, { bytes: PDF, name: 'a.pdf' }, 'documentType'],
@@ -102,7 +129,10 @@ describe('documents', () => {
   it('accepts exactly 10 MB and answers 413 to one byte more, keeping no row and no file', async () => {
     const exact = Buffer.alloc(MAX_DOCUMENT_BYTES, 0x20);
     PDF.copy(exact);
-    const ok = await upload(fieldsFor(person.id, { documentType: 'BANK_STATEMENT' }), { bytes: exact, name: 'big.pdf' });
+    const ok = await upload(fieldsFor(person.id, { documentType: 'BANK_STATEMENT' }), {
+      bytes: exact,
+      name: 'big.pdf',
+    });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.ok((await download(server, p.sandbox, ok.body.id)).bytes.equals(exact));
 
@@ -126,19 +156,41 @@ describe('documents', () => {
     assert.equal(page1.status, 200);
     assert.equal(page1.body.totalCount, 3);
     assert.equal(page1.body.hasMore, true);
-    const page2 = await p.api.get(`/documents?documentHolder=${encodeURIComponent(holder.id)}&limit=2&cursor=${page1.body.nextCursor}`);
-    assert.deepEqual([...page1.body.data, ...page2.body.data].map((d: any) => d.id), ids);
+    const page2 = await p.api.get(
+      `/documents?documentHolder=${encodeURIComponent(holder.id)}&limit=2&cursor=${page1.body.nextCursor}`,
+    );
+    assert.deepEqual(
+      [...page1.body.data, ...page2.body.data].map((d: any) => d.id),
+      ids,
+    );
     assert.equal(page2.body.nextCursor, undefined);
     assert.equal((await other.api.get(`/documents/${ids[0]}`)).status, 404, "another platform's document is 404");
-    assert.equal((await other.api.get(`/documents?documentHolder=${encodeURIComponent(holder.id)}`)).body.totalCount, 0);
+    assert.equal(
+      (await other.api.get(`/documents?documentHolder=${encodeURIComponent(holder.id)}`)).body.totalCount,
+      0,
+    );
 
-    const replaced = await sendForm(server, p.sandbox, 'PUT', `/documents/${ids[0]}`, { documentType: 'NATIONAL_ID', country: 'GB' }, { bytes: PNG, name: 'id.png' });
+    const replaced = await sendForm(
+      server,
+      p.sandbox,
+      'PUT',
+      `/documents/${ids[0]}`,
+      { documentType: 'NATIONAL_ID', country: 'GB' },
+      { bytes: PNG, name: 'id.png' },
+    );
     assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
     assert.equal(replaced.body.documentType, 'NATIONAL_ID');
     assert.equal(replaced.body.documentHolder, holder.id);
     assert.equal(replaced.body.fileName, 'id.png');
     assert.ok((await download(server, p.sandbox, ids[0]!)).bytes.equals(PNG));
-    const noHolder = await sendForm(server, p.sandbox, 'PUT', `/documents/${ids[0]}`, { documentType: 'PASSPORT', country: 'GB', documentHolder: holder.id }, { bytes: PNG, name: 'id.png' });
+    const noHolder = await sendForm(
+      server,
+      p.sandbox,
+      'PUT',
+      `/documents/${ids[0]}`,
+      { documentType: 'PASSPORT', country: 'GB', documentHolder: holder.id },
+      { bytes: PNG, name: 'id.png' },
+    );
     assert.equal(noHolder.status, 400);
     assert.equal(noHolder.body.details.field, 'documentHolder');
 
@@ -159,6 +211,13 @@ describe('documents', () => {
     assert.ok(existsSync(path));
     assert.equal((await p.api.delete(`/documents/${doc.id}`)).status, 204);
     assert.ok(!existsSync(path));
-    assert.equal(await server.app.store.db.selectFrom('document_files').select('sha256').where('sha256', '=', sha(unique)).executeTakeFirst(), undefined);
+    assert.equal(
+      await server.app.store.db
+        .selectFrom('document_files')
+        .select('sha256')
+        .where('sha256', '=', sha(unique))
+        .executeTakeFirst(),
+      undefined,
+    );
   });
 });

@@ -18,7 +18,8 @@ describe('invitations', () => {
   });
   after(() => server.close());
 
-  const invite = (body: Record<string, unknown> = {}) => p.api.post('/invitations', { inviterUma: inviter.umaAddress, ...body });
+  const invite = (body: Record<string, unknown> = {}) =>
+    p.api.post('/invitations', { inviterUma: inviter.umaAddress, ...body });
 
   it('creates a pending invitation with an unguessable code, a link and a display amount', async () => {
     const expiresAt = new Date(Date.now() + 3600_000).toISOString();
@@ -28,7 +29,10 @@ describe('invitations', () => {
     assert.equal(res.body.url, `https://pay.example.test/invitations/${res.body.code}`);
     assert.equal(res.body.status, 'PENDING');
     assert.equal(res.body.firstName, 'Alice');
-    assert.deepEqual(res.body.amountToSend, { amount: 12550, currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 } });
+    assert.deepEqual(res.body.amountToSend, {
+      amount: 12550,
+      currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 },
+    });
     assert.equal(res.body.expiresAt, expiresAt);
     assert.equal(res.body.inviteeUma, undefined);
     const eur = await invite({ amountToSend: 500, currency: 'EUR' });
@@ -55,8 +59,18 @@ describe('invitations', () => {
     }
     // Another platform's customer is not an inviter here.
     const theirs = await createCustomer(other, individual('theirs'));
-    assert.equal((await p.api.post('/invitations', { inviterUma: theirs.umaAddress })).body.details.field, 'inviterUma');
-    assert.equal(await server.app.store.db.selectFrom('invitations').select('code').where('platform_id', '=', other.platformId).executeTakeFirst(), undefined);
+    assert.equal(
+      (await p.api.post('/invitations', { inviterUma: theirs.umaAddress })).body.details.field,
+      'inviterUma',
+    );
+    assert.equal(
+      await server.app.store.db
+        .selectFrom('invitations')
+        .select('code')
+        .where('platform_id', '=', other.platformId)
+        .executeTakeFirst(),
+      undefined,
+    );
   });
 
   it('lets any platform of the environment read and claim it; the event goes to the inviter only', async () => {
@@ -64,10 +78,16 @@ describe('invitations', () => {
     const read = await other.api.get(`/invitations/${created.code}`);
     assert.equal(read.status, 200);
     assert.deepEqual(read.body, created);
-    assert.equal((await other.prod.get(`/invitations/${created.code}`)).status, 404, 'production does not see sandbox invitations');
+    assert.equal(
+      (await other.prod.get(`/invitations/${created.code}`)).status,
+      404,
+      'production does not see sandbox invitations',
+    );
 
     const claimerEventsBefore = (await eventsOf(server, other.platformId)).length;
-    const claimed = await other.api.post(`/invitations/${created.code}/claim`, { inviteeUma: '$bob@other.example.com' });
+    const claimed = await other.api.post(`/invitations/${created.code}/claim`, {
+      inviteeUma: '$bob@other.example.com',
+    });
     assert.equal(claimed.status, 200);
     assert.equal(claimed.body.status, 'CLAIMED');
     assert.equal(claimed.body.inviteeUma, '$bob@other.example.com');
@@ -85,7 +105,11 @@ describe('invitations', () => {
     const cancel = await p.api.post(`/invitations/${created.code}/cancel`);
     assert.equal(cancel.status, 400);
     assert.equal(cancel.body.code, 'INVITATION_ALREADY_CLAIMED');
-    assert.equal((await eventsOf(server, p.platformId)).filter((e) => e.object_id === created.code).length, 1, 'refusals record nothing');
+    assert.equal(
+      (await eventsOf(server, p.platformId)).filter((e) => e.object_id === created.code).length,
+      1,
+      'refusals record nothing',
+    );
   });
 
   it('refuses a malformed invitee, the inviter itself and unknown codes', async () => {
@@ -100,7 +124,11 @@ describe('invitations', () => {
     const self = await p.api.post(`/invitations/${code}/claim`, { inviteeUma: inviter.umaAddress });
     assert.equal(self.status, 400);
     assert.equal(self.body.details.field, 'inviteeUma');
-    for (const res of [await p.api.get('/invitations/nosuchcode'), await p.api.post('/invitations/nosuchcode/claim', { inviteeUma: '$a@b.com' }), await p.api.post('/invitations/nosuchcode/cancel')]) {
+    for (const res of [
+      await p.api.get('/invitations/nosuchcode'),
+      await p.api.post('/invitations/nosuchcode/claim', { inviteeUma: '$a@b.com' }),
+      await p.api.post('/invitations/nosuchcode/cancel'),
+    ]) {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 'INVITATION_NOT_FOUND');
     }
@@ -127,7 +155,11 @@ describe('invitations', () => {
     const soon = (await invite({ expiresAt: new Date(Date.now() + 120_000).toISOString() })).body;
     const later = (await invite({ expiresAt: new Date(Date.now() + 3600_000).toISOString() })).body;
     await p.api.post('/sandbox/clock/advance', { seconds: 180 });
-    const row = await server.app.store.db.selectFrom('invitations').select('status').where('code', '=', soon.code).executeTakeFirstOrThrow();
+    const row = await server.app.store.db
+      .selectFrom('invitations')
+      .select('status')
+      .where('code', '=', soon.code)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'EXPIRED', 'the expiry job ran when the clock passed expiresAt');
     assert.equal((await other.api.get(`/invitations/${soon.code}`)).body.status, 'EXPIRED');
     assert.equal((await p.api.get(`/invitations/${later.code}`)).body.status, 'PENDING');
@@ -148,9 +180,21 @@ describe('invitations', () => {
       .where('platform_id', '=', p.platformId)
       .where('environment', '=', 'sandbox')
       .execute();
-    assert.equal((await server.app.store.db.selectFrom('invitations').select('status').where('code', '=', code).executeTakeFirstOrThrow()).status, 'PENDING');
+    assert.equal(
+      (
+        await server.app.store.db
+          .selectFrom('invitations')
+          .select('status')
+          .where('code', '=', code)
+          .executeTakeFirstOrThrow()
+      ).status,
+      'PENDING',
+    );
     assert.equal((await p.api.get(`/invitations/${code}`)).body.status, 'EXPIRED');
-    assert.equal((await other.api.post(`/invitations/${code}/claim`, { inviteeUma: '$bob@other.example.com' })).body.code, 'INVITATION_EXPIRED');
+    assert.equal(
+      (await other.api.post(`/invitations/${code}/claim`, { inviteeUma: '$bob@other.example.com' })).body.code,
+      'INVITATION_EXPIRED',
+    );
   });
 
   it('records the claim event in the claim transaction: a failed commit leaves neither', async () => {
@@ -160,7 +204,12 @@ describe('invitations', () => {
     await assert.rejects(
       store.tx(async (trx) => {
         await trx.updateTable('invitations').set({ status: 'CLAIMED' }).where('code', '=', code).execute();
-        await recordEvent(trx, { platformId: p.platformId, environment: 'sandbox' }, { type: 'INVITATION.CLAIMED', objectId: code, data: {} }, Date.now());
+        await recordEvent(
+          trx,
+          { platformId: p.platformId, environment: 'sandbox' },
+          { type: 'INVITATION.CLAIMED', objectId: code, data: {} },
+          Date.now(),
+        );
         throw new Error('crash before commit');
       }),
     );

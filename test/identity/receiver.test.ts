@@ -41,24 +41,54 @@ describe('receiver lookups and UMA providers', () => {
         assert.match(res.body.lookupId, /^Lookup:[0-9a-f-]{36}$/);
         const [code, rate] = expected[local]!;
         assert.deepEqual(res.body.supportedCurrencies, [
-          { currency: { code, name: res.body.supportedCurrencies[0].currency.name, symbol: res.body.supportedCurrencies[0].currency.symbol, decimals: 2 }, estimatedExchangeRate: rate, min: 1, max: 100_000_000_000 },
+          {
+            currency: {
+              code,
+              name: res.body.supportedCurrencies[0].currency.name,
+              symbol: res.body.supportedCurrencies[0].currency.symbol,
+              decimals: 2,
+            },
+            estimatedExchangeRate: rate,
+            min: 1,
+            max: 100_000_000_000,
+          },
         ]);
-        assert.deepEqual(res.body.requiredPayerDataFields, [{ name: 'FULL_NAME', mandatory: true }, { name: 'BIRTH_DATE', mandatory: false }]);
+        assert.deepEqual(res.body.requiredPayerDataFields, [
+          { name: 'FULL_NAME', mandatory: true },
+          { name: 'BIRTH_DATE', mandatory: false },
+        ]);
       }
     }
   });
 
   it('stores the lookup for quotes: requireLookup returns the receiver, sender and currencies', async () => {
-    const res = await p.api.get(`/receiver/uma/$pending.long.usd@sandbox.grid.uma.money?senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`);
+    const res = await p.api.get(
+      `/receiver/uma/$pending.long.usd@sandbox.grid.uma.money?senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`,
+    );
     assert.equal(res.status, 200);
     const { store } = server.app;
-    const stored = await requireLookup(store.db, { platformId: p.platformId, environment: 'sandbox' }, res.body.lookupId);
-    assert.deepEqual(stored.receiver, { type: 'UMA_ADDRESS', umaAddress: '$pending.long.usd@sandbox.grid.uma.money', customerId: null, sandboxBehaviour: 'PENDING_LONG' });
+    const stored = await requireLookup(
+      store.db,
+      { platformId: p.platformId, environment: 'sandbox' },
+      res.body.lookupId,
+    );
+    assert.deepEqual(stored.receiver, {
+      type: 'UMA_ADDRESS',
+      umaAddress: '$pending.long.usd@sandbox.grid.uma.money',
+      customerId: null,
+      sandboxBehaviour: 'PENDING_LONG',
+    });
     assert.equal(stored.senderCustomerId, sender.id);
     assert.equal(stored.sendingCurrency, 'USD');
     assert.deepEqual(stored.supportedCurrencies, res.body.supportedCurrencies);
-    await assert.rejects(requireLookup(store.db, { platformId: other.platformId, environment: 'sandbox' }, res.body.lookupId), { code: 'LOOKUP_REQUEST_NOT_FOUND' });
-    await assert.rejects(requireLookup(store.db, { platformId: p.platformId, environment: 'production' }, res.body.lookupId), { code: 'LOOKUP_REQUEST_NOT_FOUND' });
+    await assert.rejects(
+      requireLookup(store.db, { platformId: other.platformId, environment: 'sandbox' }, res.body.lookupId),
+      { code: 'LOOKUP_REQUEST_NOT_FOUND' },
+    );
+    await assert.rejects(
+      requireLookup(store.db, { platformId: p.platformId, environment: 'production' }, res.body.lookupId),
+      { code: 'LOOKUP_REQUEST_NOT_FOUND' },
+    );
   });
 
   it("resolves the platform's own customers with every supported currency and a sandbox estimate", async () => {
@@ -68,23 +98,41 @@ describe('receiver lookups and UMA providers', () => {
     const codes = res.body.supportedCurrencies.map((c: any) => c.currency.code);
     assert.ok(codes.includes('USD') && codes.includes('BTC') && codes.length === 14);
     assert.equal(res.body.supportedCurrencies.find((c: any) => c.currency.code === 'INR').estimatedExchangeRate, 82.5);
-    const stored = await requireLookup(server.app.store.db, { platformId: p.platformId, environment: 'sandbox' }, res.body.lookupId);
-    assert.deepEqual(stored.receiver, { type: 'UMA_ADDRESS', umaAddress: receiver.umaAddress, customerId: receiver.id, sandboxBehaviour: null });
+    const stored = await requireLookup(
+      server.app.store.db,
+      { platformId: p.platformId, environment: 'sandbox' },
+      res.body.lookupId,
+    );
+    assert.deepEqual(stored.receiver, {
+      type: 'UMA_ADDRESS',
+      umaAddress: receiver.umaAddress,
+      customerId: receiver.id,
+      sandboxBehaviour: null,
+    });
     const self = await p.api.get(`/receiver/uma/${receiver.umaAddress}?customerId=${encodeURIComponent(receiver.id)}`);
     assert.equal(self.status, 400);
     assert.equal(self.body.code, 'SELF_PAYMENT');
   });
 
   it('answers 404 for unknown receivers, another platform or production for test addresses', async () => {
-    for (const address of ['$nobody@sandbox.uma.money', '$success.gbp@sandbox.uma.money', '$success.usd@uma.example.com']) {
+    for (const address of [
+      '$nobody@sandbox.uma.money',
+      '$success.gbp@sandbox.uma.money',
+      '$success.usd@uma.example.com',
+    ]) {
       const res = await p.api.get(`/receiver/uma/${encodeURIComponent(address)}?${byCustomer()}`);
       assert.equal(res.status, 404, address);
       assert.equal(res.body.code, 'RECEIVER_NOT_FOUND');
     }
     const theirs = await createCustomer(other, individual('theirs'));
-    assert.equal((await p.api.get(`/receiver/uma/${theirs.umaAddress}?${byCustomer()}`)).body.code, 'RECEIVER_NOT_FOUND');
+    assert.equal(
+      (await p.api.get(`/receiver/uma/${theirs.umaAddress}?${byCustomer()}`)).body.code,
+      'RECEIVER_NOT_FOUND',
+    );
     const prodSender = await createCustomer(p, individual('prod-sender'), true);
-    const prod = await p.prod.get(`/receiver/uma/$success.usd@sandbox.uma.money?customerId=${encodeURIComponent(prodSender.id)}`);
+    const prod = await p.prod.get(
+      `/receiver/uma/$success.usd@sandbox.uma.money?customerId=${encodeURIComponent(prodSender.id)}`,
+    );
     assert.equal(prod.status, 404, 'test receivers exist only in the sandbox');
   });
 
@@ -93,7 +141,10 @@ describe('receiver lookups and UMA providers', () => {
     const b = await createCustomer(p, individual('prod-b'), true);
     const res = await p.prod.get(`/receiver/uma/${b.umaAddress}?customerId=${encodeURIComponent(a.id)}`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.supportedCurrencies.map((c: any) => [c.currency.code, c.estimatedExchangeRate]), [['USD', 1]]);
+    assert.deepEqual(
+      res.body.supportedCurrencies.map((c: any) => [c.currency.code, c.estimatedExchangeRate]),
+      [['USD', 1]],
+    );
   });
 
   it('needs exactly one of senderUmaAddress and customerId, naming a customer of the platform', async () => {
@@ -101,12 +152,18 @@ describe('receiver lookups and UMA providers', () => {
     const neither = await p.api.get(`/receiver/uma/${address}`);
     assert.equal(neither.status, 400);
     assert.equal(neither.body.details.field, 'customerId');
-    const both = await p.api.get(`/receiver/uma/${address}?${byCustomer()}&senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`);
+    const both = await p.api.get(
+      `/receiver/uma/${address}?${byCustomer()}&senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`,
+    );
     assert.equal(both.status, 400);
     const badSender = await p.api.get(`/receiver/uma/${address}?senderUmaAddress=bob`);
     assert.equal(badSender.status, 400);
     assert.equal(badSender.body.details.field, 'senderUmaAddress');
-    assert.equal((await p.api.get(`/receiver/uma/${address}?senderUmaAddress=${encodeURIComponent('$stranger@example.com')}`)).status, 404);
+    assert.equal(
+      (await p.api.get(`/receiver/uma/${address}?senderUmaAddress=${encodeURIComponent('$stranger@example.com')}`))
+        .status,
+      404,
+    );
     assert.equal((await p.api.get(`/receiver/uma/${address}?customerId=Customer:nope`)).status, 404);
     const malformed = await p.api.get(`/receiver/uma/not-an-address?${byCustomer()}`);
     assert.equal(malformed.status, 400);
@@ -117,18 +174,36 @@ describe('receiver lookups and UMA providers', () => {
     const account = await p.api.post('/customers/external-accounts', {
       customerId: receiver.id,
       currency: 'MXN',
-      accountInfo: { accountType: 'MXN_ACCOUNT', clabeNumber: '002010077777777771', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Receiver Person' } },
+      accountInfo: {
+        accountType: 'MXN_ACCOUNT',
+        clabeNumber: '002010077777777771',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Receiver Person' },
+      },
     });
     assert.equal(account.status, 201, JSON.stringify(account.body));
     for (const path of [account.body.id, encodeURIComponent(account.body.id)]) {
       const res = await p.api.get(`/receiver/external-account/${path}?${byCustomer()}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.accountId, account.body.id);
-      assert.deepEqual(res.body.supportedCurrencies.map((c: any) => [c.currency.code, c.estimatedExchangeRate]), [['MXN', 17.25]]);
-      const stored = await requireLookup(server.app.store.db, { platformId: p.platformId, environment: 'sandbox' }, res.body.lookupId);
+      assert.deepEqual(
+        res.body.supportedCurrencies.map((c: any) => [c.currency.code, c.estimatedExchangeRate]),
+        [['MXN', 17.25]],
+      );
+      const stored = await requireLookup(
+        server.app.store.db,
+        { platformId: p.platformId, environment: 'sandbox' },
+        res.body.lookupId,
+      );
       assert.deepEqual(stored.receiver, { type: 'EXTERNAL_ACCOUNT', accountId: account.body.id });
     }
-    assert.equal((await other.api.get(`/receiver/external-account/${account.body.id}?customerId=${encodeURIComponent((await createCustomer(other, individual('o'))).id)}`)).status, 404);
+    assert.equal(
+      (
+        await other.api.get(
+          `/receiver/external-account/${account.body.id}?customerId=${encodeURIComponent((await createCustomer(other, individual('o'))).id)}`,
+        )
+      ).status,
+      404,
+    );
     assert.equal((await p.api.get(`/receiver/external-account/ExternalAccount:nope?${byCustomer()}`)).status, 404);
     assert.equal((await p.api.get(`/receiver/external-account/${account.body.id}`)).status, 400);
   });
@@ -141,7 +216,10 @@ describe('receiver lookups and UMA providers', () => {
       assert.equal(all.body.hasMore, false);
       assert.equal(all.body.nextCursor, undefined);
       const names = all.body.data.map((x: any) => x.name);
-      assert.deepEqual(names, [...names].sort((a: string, b: string) => b.localeCompare(a)));
+      assert.deepEqual(
+        names,
+        [...names].sort((a: string, b: string) => b.localeCompare(a)),
+      );
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let i = 0; i < 10; i++) {
@@ -156,14 +234,20 @@ describe('receiver lookups and UMA providers', () => {
 
     it('filters by country, currency and allow list', async () => {
       const kenya = await p.api.get('/uma-providers?countryCode=KE');
-      assert.deepEqual(kenya.body.data.map((x: any) => x.domain), ['ke.uma.example']);
+      assert.deepEqual(
+        kenya.body.data.map((x: any) => x.domain),
+        ['ke.uma.example'],
+      );
       const mxn = await p.api.get('/uma-providers?currencyCode=MXN');
       assert.deepEqual(mxn.body.data.map((x: any) => x.domain).sort(), ['sandbox.grid.uma.money', 'sandbox.uma.money']);
       const brl = await p.api.get('/uma-providers?currencyCode=BRL');
       assert.equal(brl.body.totalCount, 1);
       assert.equal(brl.body.data[0].allowListStatus, false);
       assert.equal((await p.api.get('/uma-providers?currencyCode=BRL&hasBlockedProviders=false')).body.totalCount, 0);
-      assert.equal((await p.api.get('/uma-providers?hasBlockedProviders=false')).body.totalCount, UMA_PROVIDERS.length - 1);
+      assert.equal(
+        (await p.api.get('/uma-providers?hasBlockedProviders=false')).body.totalCount,
+        UMA_PROVIDERS.length - 1,
+      );
       assert.equal((await p.api.get('/uma-providers?countryCode=USA')).status, 400);
     });
   });

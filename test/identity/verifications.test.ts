@@ -15,12 +15,24 @@ describe('beneficial owners and verifications', () => {
   after(() => server.close());
 
   const upload = (holder: string, documentType: string, creds = p.sandbox) =>
-    sendForm(server, creds, 'POST', '/documents', { documentType, country: 'US', documentHolder: holder }, { bytes: PDF, name: `${documentType}.pdf` });
+    sendForm(
+      server,
+      creds,
+      'POST',
+      '/documents',
+      { documentType, country: 'US', documentHolder: holder },
+      { bytes: PDF, name: `${documentType}.pdf` },
+    );
 
   describe('beneficial owners', () => {
     it('sets sandbox KYC by the last name suffix and production to PENDING', async () => {
       const company = await createCustomer(p, business('bo-suffix'));
-      const expected: Array<[string, string]> = [['Smith001', 'PENDING'], ['Smith002', 'REJECTED'], ['Smith', 'APPROVED'], ['Smith003', 'APPROVED']];
+      const expected: Array<[string, string]> = [
+        ['Smith001', 'PENDING'],
+        ['Smith002', 'REJECTED'],
+        ['Smith', 'APPROVED'],
+        ['Smith003', 'APPROVED'],
+      ];
       for (const [lastName, status] of expected) {
         const res = await p.api.post('/beneficial-owners', owner(company.id, lastName));
         assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -38,7 +50,10 @@ describe('beneficial owners and verifications', () => {
       const indiv = await p.api.post('/beneficial-owners', owner(person.id));
       assert.equal(indiv.status, 400);
       assert.equal(indiv.body.details.field, 'customerId');
-      assert.equal((await p.api.post('/beneficial-owners', owner('Customer:00000000-0000-7000-8000-000000000000'))).status, 404);
+      assert.equal(
+        (await p.api.post('/beneficial-owners', owner('Customer:00000000-0000-7000-8000-000000000000'))).status,
+        404,
+      );
       const theirs = await createCustomer(other, business('theirs'));
       assert.equal((await p.api.post('/beneficial-owners', owner(theirs.id))).status, 404);
       const base = owner(company.id);
@@ -47,7 +62,10 @@ describe('beneficial owners and verifications', () => {
         [{ ...base, personalInfo: { ...base.personalInfo, nationality: 'ZZ' } }, 'personalInfo.nationality'],
         [{ ...base, personalInfo: { ...base.personalInfo, phoneNumber: '0044 20 1234' } }, 'personalInfo.phoneNumber'],
         [{ ...base, personalInfo: { ...base.personalInfo, idType: 'LIBRARY_CARD' } }, 'personalInfo.idType'],
-        [{ ...base, personalInfo: { ...base.personalInfo, address: { ...base.personalInfo.address, country: 'QQ' } } }, 'personalInfo.address.country'],
+        [
+          { ...base, personalInfo: { ...base.personalInfo, address: { ...base.personalInfo.address, country: 'QQ' } } },
+          'personalInfo.address.country',
+        ],
         [{ ...base, ownershipPercentage: 101 }, 'ownershipPercentage'],
         [{ ...base, roles: ['OWNER'] }, 'roles.0'],
         [{ ...base, personalInfo: { ...base.personalInfo, lastName: undefined } }, 'personalInfo.lastName'],
@@ -57,7 +75,10 @@ describe('beneficial owners and verifications', () => {
         assert.equal(res.status, 400, field);
         assert.equal(res.body.details.field, field);
       }
-      assert.equal((await p.api.get(`/beneficial-owners?customerId=${encodeURIComponent(company.id)}`)).body.totalCount, 0);
+      assert.equal(
+        (await p.api.get(`/beneficial-owners?customerId=${encodeURIComponent(company.id)}`)).body.totalCount,
+        0,
+      );
     });
 
     it('lists, filters by role, reads, patches, and shows owners on the business customer', async () => {
@@ -66,23 +87,39 @@ describe('beneficial owners and verifications', () => {
       const b = (await p.api.post('/beneficial-owners', owner(company.id, 'Beta', { roles: ['TRUSTEE'] }))).body;
       const list = await p.api.get(`/beneficial-owners?customerId=${encodeURIComponent(company.id)}&limit=1`);
       assert.equal(list.body.totalCount, 2);
-      assert.deepEqual(list.body.data.map((o: any) => o.id), [a.id]);
+      assert.deepEqual(
+        list.body.data.map((o: any) => o.id),
+        [a.id],
+      );
       assert.equal(list.body.hasMore, true);
       const trustees = await p.api.get(`/beneficial-owners?customerId=${encodeURIComponent(company.id)}&role=TRUSTEE`);
-      assert.deepEqual(trustees.body.data.map((o: any) => o.id), [b.id]);
+      assert.deepEqual(
+        trustees.body.data.map((o: any) => o.id),
+        [b.id],
+      );
       assert.deepEqual((await p.api.get(`/beneficial-owners/${a.id}`)).body, a);
       assert.equal((await other.api.get(`/beneficial-owners/${a.id}`)).status, 404);
 
-      const patched = await p.api.patch(`/beneficial-owners/${a.id}`, { ownershipPercentage: 20, personalInfo: { lastName: 'Alpha002' } });
+      const patched = await p.api.patch(`/beneficial-owners/${a.id}`, {
+        ownershipPercentage: 20,
+        personalInfo: { lastName: 'Alpha002' },
+      });
       assert.equal(patched.status, 200);
       assert.equal(patched.body.ownershipPercentage, 20);
       assert.equal(patched.body.personalInfo.lastName, 'Alpha002');
       assert.equal(patched.body.personalInfo.firstName, 'Jane', 'personalInfo merges');
       assert.equal(patched.body.kycStatus, 'REJECTED', 'the sandbox re-runs KYC on the new name');
-      assert.equal((await p.api.patch(`/beneficial-owners/${a.id}`, { personalInfo: { birthDate: '2001-13-01' } })).body.details.field, 'personalInfo.birthDate');
+      assert.equal(
+        (await p.api.patch(`/beneficial-owners/${a.id}`, { personalInfo: { birthDate: '2001-13-01' } })).body.details
+          .field,
+        'personalInfo.birthDate',
+      );
 
       const customer = await p.api.get(`/customers/${company.id}`);
-      assert.deepEqual(customer.body.beneficialOwners.map((o: any) => o.id), [a.id, b.id]);
+      assert.deepEqual(
+        customer.body.beneficialOwners.map((o: any) => o.id),
+        [a.id, b.id],
+      );
       assert.equal(customer.body.beneficialOwners[0].kycStatus, 'REJECTED');
       const listed = await p.api.get(`/customers?platformCustomerId=bo-list`);
       assert.equal(listed.body.data[0].beneficialOwners.length, 2);
@@ -91,7 +128,11 @@ describe('beneficial owners and verifications', () => {
 
   describe('verifications', () => {
     it('lists what an individual is missing, then approves in the sandbox', async () => {
-      const person = await createCustomer(p, { customerType: 'INDIVIDUAL', platformCustomerId: 'v-person', fullName: 'Ada' });
+      const person = await createCustomer(p, {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: 'v-person',
+        fullName: 'Ada',
+      });
       const first = await p.api.post('/verifications', { customerId: person.id });
       assert.equal(first.status, 200);
       assert.equal(first.body.verificationStatus, 'RESOLVE_ERRORS');
@@ -118,17 +159,39 @@ describe('beneficial owners and verifications', () => {
       const del = await p.api.delete(`/documents/${bill.id}`);
       assert.equal(del.status, 409);
       assert.equal(del.body.details.verificationId, done.body.id);
-      const put = await sendForm(server, p.sandbox, 'PUT', `/documents/${bill.id}`, { documentType: 'UTILITY_BILL', country: 'US' }, { bytes: JPEG, name: 'x.jpg' });
+      const put = await sendForm(
+        server,
+        p.sandbox,
+        'PUT',
+        `/documents/${bill.id}`,
+        { documentType: 'UTILITY_BILL', country: 'US' },
+        { bytes: JPEG, name: 'x.jpg' },
+      );
       assert.equal(put.status, 409);
 
-      const events = (await eventsOf(server, p.platformId)).filter((e) => e.object_id === first.body.id || e.object_id === done.body.id || e.object_id === person.id);
-      assert.deepEqual(events.map((e) => e.type), ['VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.APPROVED'], 'the sandbox customer was APPROVED already: no customer event');
+      const events = (await eventsOf(server, p.platformId)).filter(
+        (e) => e.object_id === first.body.id || e.object_id === done.body.id || e.object_id === person.id,
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['VERIFICATION.RESOLVE_ERRORS', 'VERIFICATION.APPROVED'],
+        'the sandbox customer was APPROVED already: no customer event',
+      );
       assert.deepEqual(JSON.parse(events[1]!.data), done.body);
 
       const list = await p.api.get(`/verifications?customerId=${encodeURIComponent(person.id)}`);
-      assert.deepEqual(list.body.data.map((v: any) => v.id), [done.body.id, first.body.id], 'newest first');
-      const onlyErrors = await p.api.get(`/verifications?customerId=${encodeURIComponent(person.id)}&verificationStatus=RESOLVE_ERRORS`);
-      assert.deepEqual(onlyErrors.body.data.map((v: any) => v.id), [first.body.id]);
+      assert.deepEqual(
+        list.body.data.map((v: any) => v.id),
+        [done.body.id, first.body.id],
+        'newest first',
+      );
+      const onlyErrors = await p.api.get(
+        `/verifications?customerId=${encodeURIComponent(person.id)}&verificationStatus=RESOLVE_ERRORS`,
+      );
+      assert.deepEqual(
+        onlyErrors.body.data.map((v: any) => v.id),
+        [first.body.id],
+      );
       assert.deepEqual((await p.api.get(`/verifications/${done.body.id}`)).body, done.body);
       assert.equal((await other.api.get(`/verifications/${done.body.id}`)).status, 404);
     });
@@ -139,21 +202,38 @@ describe('beneficial owners and verifications', () => {
       const client = prod ? p.prod : p.api;
       const bo = (await client.post('/beneficial-owners', owner(company.id))).body;
       // One registry excerpt shows legal presence, company details, control and ownership at once.
-      for (const [holder, type] of [[company.id, 'STATE_REGISTRY_EXCERPT'], [company.id, 'PROOF_OF_ADDRESS'], [bo.id, 'PASSPORT']] as const) {
+      for (const [holder, type] of [
+        [company.id, 'STATE_REGISTRY_EXCERPT'],
+        [company.id, 'PROOF_OF_ADDRESS'],
+        [bo.id, 'PASSPORT'],
+      ] as const) {
         assert.equal((await upload(holder, type, creds)).status, 201);
       }
       return { company, bo };
     }
 
     it('names missing business documents by category and the missing beneficial owner', async () => {
-      const company = await createCustomer(p, business('v-empty', 'R-100', { businessInfo: { legalName: 'Empty Co' } }));
+      const company = await createCustomer(
+        p,
+        business('v-empty', 'R-100', { businessInfo: { legalName: 'Empty Co' } }),
+      );
       const res = await p.api.post('/verifications', { customerId: company.id });
       assert.equal(res.body.verificationStatus, 'RESOLVE_ERRORS');
       const types = res.body.errors.map((e: any) => e.type);
-      for (const t of ['MISSING_LEGAL_PRESENCE_DOCUMENT', 'MISSING_COMPANY_DETAILS_DOCUMENT', 'MISSING_CONTROL_STRUCTURE_DOCUMENT', 'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT', 'MISSING_PROOF_OF_ADDRESS_DOCUMENT', 'MISSING_BENEFICIAL_OWNER']) {
+      for (const t of [
+        'MISSING_LEGAL_PRESENCE_DOCUMENT',
+        'MISSING_COMPANY_DETAILS_DOCUMENT',
+        'MISSING_CONTROL_STRUCTURE_DOCUMENT',
+        'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
+        'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
+        'MISSING_BENEFICIAL_OWNER',
+      ]) {
         assert.ok(types.includes(t), t);
       }
-      assert.deepEqual(res.body.errors.filter((e: any) => e.type === 'MISSING_FIELD').map((e: any) => e.field), ['businessInfo.registrationNumber', 'businessInfo.country']);
+      assert.deepEqual(
+        res.body.errors.filter((e: any) => e.type === 'MISSING_FIELD').map((e: any) => e.field),
+        ['businessInfo.registrationNumber', 'businessInfo.country'],
+      );
 
       const { company: ready, bo } = await readyBusiness('v-owner-doc', 'R-100');
       await p.api.post('/beneficial-owners', owner(ready.id, 'Nodoc'));
@@ -177,9 +257,18 @@ describe('beneficial owners and verifications', () => {
         assert.deepEqual(res.body.errors, []);
         const customer = (await p.api.get(`/customers/${company.id}`)).body;
         assert.equal(customer.kybStatus, kybStatus);
-        const events = (await eventsOf(server, p.platformId)).filter((e) => e.object_id === company.id || e.object_id === res.body.id);
-        const expected = [`VERIFICATION.${verificationStatus}`, ...(kybStatus === 'APPROVED' ? [] : [`CUSTOMER.KYB_${kybStatus}`])];
-        assert.deepEqual(events.map((e) => e.type), expected, registrationNumber);
+        const events = (await eventsOf(server, p.platformId)).filter(
+          (e) => e.object_id === company.id || e.object_id === res.body.id,
+        );
+        const expected = [
+          `VERIFICATION.${verificationStatus}`,
+          ...(kybStatus === 'APPROVED' ? [] : [`CUSTOMER.KYB_${kybStatus}`]),
+        ];
+        assert.deepEqual(
+          events.map((e) => e.type),
+          expected,
+          registrationNumber,
+        );
         if (kybStatus !== 'APPROVED') assert.deepEqual(JSON.parse(events[1]!.data), customer);
       }
     });
@@ -190,7 +279,10 @@ describe('beneficial owners and verifications', () => {
       await upload(rejected.id, 'NATIONAL_ID');
       const res = await p.api.post('/verifications', { customerId: company.id });
       assert.equal(res.body.verificationStatus, 'RESOLVE_ERRORS');
-      assert.deepEqual(res.body.errors.map((e: any) => [e.resourceId, e.type]), [[rejected.id, 'APPLICANT_REJECTED']]);
+      assert.deepEqual(
+        res.body.errors.map((e: any) => [e.resourceId, e.type]),
+        [[rejected.id, 'APPLICANT_REJECTED']],
+      );
     });
 
     it('leaves production submissions in manual review with the customer PENDING', async () => {
@@ -198,12 +290,20 @@ describe('beneficial owners and verifications', () => {
       const res = await p.prod.post('/verifications', { customerId: company.id });
       assert.equal(res.body.verificationStatus, 'PENDING_MANUAL_REVIEW');
       assert.equal((await p.prod.get(`/customers/${company.id}`)).body.kybStatus, 'PENDING');
-      const events = (await eventsOf(server, p.platformId, 'production')).filter((e) => e.object_id === company.id || e.object_id === res.body.id);
-      assert.deepEqual(events.map((e) => e.type), ['VERIFICATION.PENDING_MANUAL_REVIEW', 'CUSTOMER.KYB_PENDING']);
+      const events = (await eventsOf(server, p.platformId, 'production')).filter(
+        (e) => e.object_id === company.id || e.object_id === res.body.id,
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['VERIFICATION.PENDING_MANUAL_REVIEW', 'CUSTOMER.KYB_PENDING'],
+      );
     });
 
     it('answers 404 for unknown customers and 400 without customerId', async () => {
-      assert.equal((await p.api.post('/verifications', { customerId: 'Customer:00000000-0000-7000-8000-000000000000' })).status, 404);
+      assert.equal(
+        (await p.api.post('/verifications', { customerId: 'Customer:00000000-0000-7000-8000-000000000000' })).status,
+        404,
+      );
       const missing = await p.api.post('/verifications', {});
       assert.equal(missing.status, 400);
       assert.equal(missing.body.details.field, 'customerId');

@@ -13,9 +13,11 @@ const AMOUNT = 12_345;
 
 /** How the platform answers the approval webhook (INCOMING_PAYMENT with status PENDING); everything else gets 200. */
 type Approver = (res: ServerResponse, got: Received) => void;
-const reply = (status: number, body?: unknown): Approver => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
-};
+const reply =
+  (status: number, body?: unknown): Approver =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(body === undefined ? '' : JSON.stringify(body));
+  };
 
 describe('incoming payments: the approval webhook and its answers', () => {
   let server: TestServer;
@@ -44,13 +46,21 @@ describe('incoming payments: the approval webhook and its answers', () => {
 
   const receive = (p: TestPlatform, body: Record<string, unknown>) => p.api.post('/sandbox/uma/receive', body);
   const drain = (p: TestPlatform) => server.app.services.worker.drain({ platformId: p.platformId });
-  const advance = async (p: TestPlatform, seconds: number) => assert.equal((await p.api.post('/sandbox/clock/advance', { seconds })).status, 200);
+  const advance = async (p: TestPlatform, seconds: number) =>
+    assert.equal((await p.api.post('/sandbox/clock/advance', { seconds })).status, 200);
   const sender = '$alice@wallet.example.com';
 
   it('200 approves: COMPLETED, credited once, receiverCustomerInfo kept, and the webhooks are signed', async () => {
-    const { p, r } = await platformAnswering(reply(200, { receiverCustomerInfo: { FULL_NAME: 'Rita Receiver', NATIONALITY: 'US' } }));
+    const { p, r } = await platformAnswering(
+      reply(200, { receiverCustomerInfo: { FULL_NAME: 'Rita Receiver', NATIONALITY: 'US' } }),
+    );
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, receiverUmaAddress: c.umaAddress, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      receiverUmaAddress: c.umaAddress,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const tx = res.body;
     assert.equal(tx.type, 'INCOMING');
@@ -91,17 +101,27 @@ describe('incoming payments: the approval webhook and its answers', () => {
 
     // Found again by its reference.
     const listed = (await p.api.get(`/transactions?reference=${tx.reconciliationInstructions.reference}`)).body.data;
-    assert.deepEqual(listed.map((t: { id: string }) => t.id), [tx.id]);
+    assert.deepEqual(
+      listed.map((t: { id: string }) => t.id),
+      [tx.id],
+    );
   });
 
   it('202 then /approve: PENDING until the platform approves, then COMPLETED; the timeout then changes nothing', async () => {
     const { p, r } = await platformAnswering(reply(202));
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'PENDING');
     assert.equal(await balance(p, c.id), 0, 'nothing is credited before the approval');
-    const approved = await p.api.post(`/transactions/${res.body.id}/approve`, { receiverCustomerInfo: { FULL_NAME: 'Rita Receiver' } });
+    const approved = await p.api.post(`/transactions/${res.body.id}/approve`, {
+      receiverCustomerInfo: { FULL_NAME: 'Rita Receiver' },
+    });
     assert.equal(approved.status, 200, JSON.stringify(approved.body));
     assert.equal(approved.body.status, 'COMPLETED');
     assert.deepEqual(approved.body.counterpartyInformation, { FULL_NAME: 'Rita Receiver' });
@@ -122,7 +142,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('202 then /reject: REJECTED with the reason, reported as INCOMING_PAYMENT.FAILED, nothing credited', async () => {
     const { p, r } = await platformAnswering(reply(202));
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'PENDING');
     const rejected = await p.api.post(`/transactions/${res.body.id}/reject`, { reason: 'RESTRICTED_JURISDICTION' });
     assert.equal(rejected.status, 200, JSON.stringify(rejected.body));
@@ -134,7 +159,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
     assert.deepEqual(r.received.map(summary), ['INCOMING_PAYMENT PENDING', 'INCOMING_PAYMENT REJECTED']);
     assert.deepEqual(await eventTypes(server, res.body.id), ['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
     // A reject without a body is also accepted (on another payment).
-    const second = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 5 });
+    const second = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 5,
+    });
     const bare = await p.api.post(`/transactions/${second.body.id}/reject`);
     assert.equal(bare.status, 200, JSON.stringify(bare.body));
     assert.equal(bare.body.status, 'REJECTED');
@@ -144,7 +174,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('202 and no decision: FAILED with PAYMENT_APPROVAL_TIMED_OUT once 5 s pass on the sandbox clock', async () => {
     const { p, r } = await platformAnswering(reply(202));
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'PENDING');
     await advance(p, 4);
     assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'PENDING', 'still within the 5 s');
@@ -157,10 +192,17 @@ describe('incoming payments: the approval webhook and its answers', () => {
     assert.equal((await p.api.post(`/transactions/${tx.id}/approve`)).status, 409, 'too late to approve');
   });
 
-  it('403 rejects with the platform\'s reason', async () => {
-    const { p } = await platformAnswering(reply(403, { code: 'FORBIDDEN', message: 'not for us', reason: 'RESTRICTED_JURISDICTION' }));
+  it("403 rejects with the platform's reason", async () => {
+    const { p } = await platformAnswering(
+      reply(403, { code: 'FORBIDDEN', message: 'not for us', reason: 'RESTRICTED_JURISDICTION' }),
+    );
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'REJECTED');
     assert.deepEqual(res.body.failureDetails, { reason: 'RESTRICTED_JURISDICTION' });
@@ -168,9 +210,16 @@ describe('incoming payments: the approval webhook and its answers', () => {
   });
 
   it('422 fails with MISSING_MANDATORY_PAYEE_DATA and keeps the fields asked for', async () => {
-    const { p } = await platformAnswering(reply(422, { code: 'MISSING_DATA', message: 'need more', requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] }));
+    const { p } = await platformAnswering(
+      reply(422, { code: 'MISSING_DATA', message: 'need more', requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] }),
+    );
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'MISSING_MANDATORY_PAYEE_DATA');
     assert.deepEqual(res.body.failureDetails, { requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] });
@@ -180,7 +229,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('500 fails with PAYMENT_APPROVAL_WEBHOOK_ERROR, and the approval request is not retried', async () => {
     const { p, r } = await platformAnswering(reply(500, { oops: true }));
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
     assert.deepEqual(res.body.failureDetails, { responseStatus: 500 });
@@ -197,7 +251,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const p = await server.platform();
     await useEndpoint(server, p, url);
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
     assert.equal(typeof res.body.failureDetails.error, 'string');
@@ -207,7 +266,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('a receiver that does not answer in time fails with PAYMENT_APPROVAL_WEBHOOK_ERROR', async () => {
     const { p } = await platformAnswering(() => undefined); // never answers; WEBHOOK_TIMEOUT_MS is 500
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
     assert.match(res.body.failureDetails.error, /timed out/);
@@ -216,15 +280,25 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('no webhook endpoint: the sandbox approves on its own', async () => {
     const p = await server.platform();
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'COMPLETED');
     assert.equal(await balance(p, c.id), AMOUNT);
     const events = (await p.api.get(`/webhook-events?objectId=${encodeURIComponent(res.body.id)}`)).body.data;
-    assert.ok(events.some((e: { type: string; deliveryState: string }) => e.type === 'INCOMING_PAYMENT.PENDING' && e.deliveryState === 'NO_ENDPOINT'));
+    assert.ok(
+      events.some(
+        (e: { type: string; deliveryState: string }) =>
+          e.type === 'INCOMING_PAYMENT.PENDING' && e.deliveryState === 'NO_ENDPOINT',
+      ),
+    );
   });
 
-  it('deposits into the customer\'s ACTIVE default UMA deposit account: through settlement, no internal balance', async () => {
+  it("deposits into the customer's ACTIVE default UMA deposit account: through settlement, no internal balance", async () => {
     const { p, r } = await platformAnswering(reply(200));
     const c = await customer(p);
     const created = await p.api.post('/customers/external-accounts', {
@@ -233,14 +307,29 @@ describe('incoming payments: the approval webhook and its answers', () => {
       defaultUmaDepositAccount: true,
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     assert.equal(res.body.status, 'COMPLETED');
     assert.deepEqual(res.body.destination, { destinationType: 'ACCOUNT', accountId: created.body.id, currency: 'USD' });
     assert.equal(await balance(p, c.id), 0, 'the internal account is not touched');
-    const entries = await server.app.store.db.selectFrom('journal_entries').select('kind').where('reference', '=', res.body.id).orderBy('created_at').execute();
+    const entries = await server.app.store.db
+      .selectFrom('journal_entries')
+      .select('kind')
+      .where('reference', '=', res.body.id)
+      .orderBy('created_at')
+      .execute();
     assert.deepEqual(entries.map((e) => e.kind).sort(), ['FUND', 'SETTLE']);
     // In another currency the default account does not apply: the EUR internal account is credited.
-    const eur = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'EUR', receivingCurrencyAmount: 700 });
+    const eur = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'EUR',
+      receivingCurrencyAmount: 700,
+    });
     assert.match(eur.body.destination.accountId, /^InternalAccount:/);
     assert.equal(await balance(p, c.id, 'EUR'), 700);
     await drain(p);
@@ -251,7 +340,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const { p } = await platformAnswering(reply(202));
     const c = await customer(p);
     for (let round = 0; round < 3; round++) {
-      const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 });
+      const res = await receive(p, {
+        senderUmaAddress: sender,
+        customerId: c.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: 100,
+      });
       assert.equal(res.body.status, 'PENDING');
       const id = res.body.id;
       const [approve, reject] = await Promise.all([
@@ -269,7 +363,8 @@ describe('incoming payments: the approval webhook and its answers', () => {
       const events = await eventTypes(server, id);
       assert.equal(events.length, 2, `one decision event: ${events.join(', ')}`);
     }
-    const credited = (await p.api.get(`/transactions?customerId=${encodeURIComponent(c.id)}&status=COMPLETED`)).body.data.length;
+    const credited = (await p.api.get(`/transactions?customerId=${encodeURIComponent(c.id)}&status=COMPLETED`)).body
+      .data.length;
     assert.equal(await balance(p, c.id), credited * 100);
   });
 
@@ -277,21 +372,35 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const { p } = await platformAnswering(reply(202));
     const other = await server.platform();
     const c = await customer(p);
-    const res = await receive(p, { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT });
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
     for (const action of ['approve', 'reject']) {
       const foreign = await other.api.post(`/transactions/${res.body.id}/${action}`);
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.code, 'TRANSACTION_NOT_FOUND');
-      assert.equal((await p.api.post(`/transactions/Transaction:00000000-0000-0000-0000-000000000000/${action}`)).status, 404);
+      assert.equal(
+        (await p.api.post(`/transactions/Transaction:00000000-0000-0000-0000-000000000000/${action}`)).status,
+        404,
+      );
       // Production credentials see the production environment: the sandbox payment is not there.
       assert.equal((await p.prod.post(`/transactions/${res.body.id}/${action}`)).status, 404);
     }
     // An outgoing transaction is never awaiting a platform approval.
     const payer = await customer(p);
-    const accounts = (await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(payer.id)}&currency=USD`)).body.data;
+    const accounts = (
+      await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(payer.id)}&currency=USD`)
+    ).body.data;
     await p.api.post(`/sandbox/internal-accounts/${accounts[0].id}/fund`, { amount: 1000 });
     const dest = await externalAccount(p, payer.id, 'US_ACCOUNT', '000');
-    const out = await p.api.post('/transfer-out', { source: { accountId: accounts[0].id }, destination: { accountId: dest }, amount: 500 });
+    const out = await p.api.post('/transfer-out', {
+      source: { accountId: accounts[0].id },
+      destination: { accountId: dest },
+      amount: 500,
+    });
     assert.equal(out.status, 201, JSON.stringify(out.body));
     const notIncoming = await p.api.post(`/transactions/${out.body.id}/approve`);
     assert.equal(notIncoming.status, 409);
@@ -307,7 +416,12 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('sandbox only, TRANSACT only, and bad input answers 400 naming the field (404 for unknown receivers)', async () => {
     const p = await server.platform();
     const c = await customer(p);
-    const good = { senderUmaAddress: sender, customerId: c.id, receivingCurrencyCode: 'USD', receivingCurrencyAmount: AMOUNT };
+    const good = {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    };
     const prod = await p.prod.post('/sandbox/uma/receive', good);
     assert.equal(prod.status, 403);
     assert.equal(prod.body.code, 'FORBIDDEN');
@@ -332,7 +446,11 @@ describe('incoming payments: the approval webhook and its answers', () => {
     for (const [body, field] of cases) {
       const res = await p.api.post('/sandbox/uma/receive', JSON.parse(JSON.stringify(body)));
       assert.equal(res.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(res.body)}`);
-      assert.match(JSON.stringify(res.body), new RegExp(field), `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`);
+      assert.match(
+        JSON.stringify(res.body),
+        new RegExp(field),
+        `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`,
+      );
     }
 
     // Receivers that are not this platform's live customers: 404.
@@ -357,10 +475,18 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const usdOnly = config.supportedCurrencies.filter((s: { currencyCode: string }) => s.currencyCode === 'USD');
     assert.equal((await narrow.api.patch('/config', { supportedCurrencies: usdOnly })).status, 200);
     const usdCustomer = await customer(narrow);
-    const res = await narrow.api.post('/sandbox/uma/receive', { ...good, customerId: usdCustomer.id, receivingCurrencyCode: 'EUR' });
+    const res = await narrow.api.post('/sandbox/uma/receive', {
+      ...good,
+      customerId: usdCustomer.id,
+      receivingCurrencyCode: 'EUR',
+    });
     assert.equal(res.status, 400, JSON.stringify(res.body));
     assert.equal(res.body.details.field, 'receivingCurrencyCode');
-    const none = await server.app.store.db.selectFrom('transactions').select('id').where('platform_id', '=', narrow.platformId).execute();
+    const none = await server.app.store.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('platform_id', '=', narrow.platformId)
+      .execute();
     assert.equal(none.length, 0, 'nothing was written');
   });
 });

@@ -8,7 +8,11 @@ let serial = 0;
 
 /** A sandbox customer of `p` (internal accounts in every currency the platform supports). */
 export async function customer(p: TestPlatform): Promise<{ id: string; umaAddress: string }> {
-  const res = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: `payee-${++serial}`, fullName: 'Rita Receiver' });
+  const res = await p.api.post('/customers', {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: `payee-${++serial}`,
+    fullName: 'Rita Receiver',
+  });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return { id: res.body.id, umaAddress: res.body.umaAddress };
 }
@@ -21,7 +25,11 @@ export async function useEndpoint(server: TestServer, p: TestPlatform, url: stri
 }
 
 /** Checks X-Grid-Signature over the raw body with the ECDSA public key GET /config publishes. */
-export function gridSignatureVerifies(raw: Buffer, headers: IncomingHttpHeaders, publicKey: string | KeyObject): boolean {
+export function gridSignatureVerifies(
+  raw: Buffer,
+  headers: IncomingHttpHeaders,
+  publicKey: string | KeyObject,
+): boolean {
   const header = headers['x-grid-signature'];
   if (typeof header !== 'string') return false;
   const { v, s } = JSON.parse(header) as { v: string; s: string };
@@ -36,7 +44,10 @@ export async function assertSigned(p: TestPlatform, received: readonly Received[
     assert.ok(gridSignatureVerifies(got.raw, got.headers, webhookPublicKey), `${got.body.type} verifies`);
     const changed = Buffer.from(got.raw);
     changed[Math.floor(changed.length / 2)]! ^= 1;
-    assert.ok(!gridSignatureVerifies(changed, got.headers, webhookPublicKey), `${got.body.type} with a changed byte fails`);
+    assert.ok(
+      !gridSignatureVerifies(changed, got.headers, webhookPublicKey),
+      `${got.body.type} with a changed byte fails`,
+    );
   }
 }
 

@@ -5,41 +5,78 @@ import { checkReceiveInput, decideApproval } from '../../src/domain/incoming-pay
 import { canMove, eventTypeOf, INCOMING_TRANSITIONS, isTerminal } from '../../src/domain/transactions.ts';
 import type { TransactionStatus } from '../../src/store/schema.ts';
 
-const answered = (status: number, body: unknown = '') => ({ kind: 'ANSWERED' as const, status, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const answered = (status: number, body: unknown = '') => ({
+  kind: 'ANSWERED' as const,
+  status,
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
 
 describe('incoming payments: pure rules', () => {
   it('maps each webhook answer to its decision', () => {
-    assert.deepEqual(decideApproval(answered(200, { receiverCustomerInfo: { FULL_NAME: 'R' } }), 'sandbox'), { kind: 'APPROVE', receiverCustomerInfo: { FULL_NAME: 'R' } });
-    assert.deepEqual(decideApproval(answered(200, 'ok'), 'sandbox'), { kind: 'APPROVE' }, 'a body that is not JSON is no body');
+    assert.deepEqual(decideApproval(answered(200, { receiverCustomerInfo: { FULL_NAME: 'R' } }), 'sandbox'), {
+      kind: 'APPROVE',
+      receiverCustomerInfo: { FULL_NAME: 'R' },
+    });
+    assert.deepEqual(
+      decideApproval(answered(200, 'ok'), 'sandbox'),
+      { kind: 'APPROVE' },
+      'a body that is not JSON is no body',
+    );
     assert.deepEqual(decideApproval(answered(200, { receiverCustomerInfo: ['x'] }), 'sandbox'), { kind: 'APPROVE' });
     assert.deepEqual(decideApproval(answered(202), 'sandbox'), { kind: 'AWAIT' });
-    assert.deepEqual(decideApproval(answered(403, { code: 'X', message: 'm', reason: 'R' }), 'sandbox'), { kind: 'REJECT', details: { reason: 'R' } });
-    assert.deepEqual(decideApproval(answered(403, { code: 'X', message: 'm' }), 'sandbox'), { kind: 'REJECT', details: { reason: 'm' } });
+    assert.deepEqual(decideApproval(answered(403, { code: 'X', message: 'm', reason: 'R' }), 'sandbox'), {
+      kind: 'REJECT',
+      details: { reason: 'R' },
+    });
+    assert.deepEqual(decideApproval(answered(403, { code: 'X', message: 'm' }), 'sandbox'), {
+      kind: 'REJECT',
+      details: { reason: 'm' },
+    });
     assert.deepEqual(decideApproval(answered(403), 'sandbox'), { kind: 'REJECT', details: {} });
     assert.deepEqual(decideApproval(answered(422, { requiredFields: ['TAX_ID', 7, ''] }), 'sandbox'), {
       kind: 'FAIL',
       failureReason: 'MISSING_MANDATORY_PAYEE_DATA',
       details: { requiredFields: ['TAX_ID'] },
     });
-    assert.deepEqual(decideApproval({ kind: 'NO_ANSWER', error: 'ECONNREFUSED' }, 'sandbox'), { kind: 'FAIL', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR', details: { error: 'ECONNREFUSED' } });
+    assert.deepEqual(decideApproval({ kind: 'NO_ANSWER', error: 'ECONNREFUSED' }, 'sandbox'), {
+      kind: 'FAIL',
+      failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+      details: { error: 'ECONNREFUSED' },
+    });
     assert.deepEqual(decideApproval({ kind: 'NO_ENDPOINT' }, 'sandbox'), { kind: 'APPROVE' });
     assert.equal(decideApproval({ kind: 'NO_ENDPOINT' }, 'production').kind, 'FAIL');
   });
 
   it('any other status is a webhook error, and what is kept stays bounded', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 100, max: 599 }).filter((s) => ![200, 202, 403, 422].includes(s)), fc.string({ maxLength: 2000 }), (status, body) => {
-        const d = decideApproval(answered(status, body), 'sandbox');
-        assert.deepEqual(d, { kind: 'FAIL', failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR', details: { responseStatus: status } });
-      }),
+      fc.property(
+        fc.integer({ min: 100, max: 599 }).filter((s) => ![200, 202, 403, 422].includes(s)),
+        fc.string({ maxLength: 2000 }),
+        (status, body) => {
+          const d = decideApproval(answered(status, body), 'sandbox');
+          assert.deepEqual(d, {
+            kind: 'FAIL',
+            failureReason: 'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+            details: { responseStatus: status },
+          });
+        },
+      ),
     );
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 500 }), { maxLength: 200 }), fc.string({ maxLength: 1000 }), (fields, reason) => {
-        const asked = decideApproval(answered(422, { requiredFields: fields }), 'sandbox');
-        assert.ok(asked.kind === 'FAIL' && asked.details.requiredFields!.length <= 50 && asked.details.requiredFields!.every((f) => f.length <= 200));
-        const rejected = decideApproval(answered(403, { reason }), 'sandbox');
-        assert.ok(rejected.kind === 'REJECT' && (rejected.details.reason ?? '').length <= 200);
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 500 }), { maxLength: 200 }),
+        fc.string({ maxLength: 1000 }),
+        (fields, reason) => {
+          const asked = decideApproval(answered(422, { requiredFields: fields }), 'sandbox');
+          assert.ok(
+            asked.kind === 'FAIL' &&
+              asked.details.requiredFields!.length <= 50 &&
+              asked.details.requiredFields!.every((f) => f.length <= 200),
+          );
+          const rejected = decideApproval(answered(403, { reason }), 'sandbox');
+          assert.ok(rejected.kind === 'REJECT' && (rejected.details.reason ?? '').length <= 200);
+        },
+      ),
     );
   });
 
@@ -56,13 +93,29 @@ describe('incoming payments: pure rules', () => {
     const incoming = { type: 'INCOMING' as const, flow: 'INCOMING_UMA' as const };
     assert.deepEqual(
       all.map((s) => eventTypeOf(incoming, s)),
-      ['INCOMING_PAYMENT.PENDING', undefined, 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.FAILED', 'INCOMING_PAYMENT.EXPIRED'],
+      [
+        'INCOMING_PAYMENT.PENDING',
+        undefined,
+        'INCOMING_PAYMENT.COMPLETED',
+        'INCOMING_PAYMENT.FAILED',
+        'INCOMING_PAYMENT.FAILED',
+        'INCOMING_PAYMENT.EXPIRED',
+      ],
     );
-    assert.equal(eventTypeOf({ type: 'INCOMING', flow: 'TRANSFER_IN' }, 'PROCESSING'), 'INCOMING_PAYMENT.PROCESSING', 'transfer-in keeps its events');
+    assert.equal(
+      eventTypeOf({ type: 'INCOMING', flow: 'TRANSFER_IN' }, 'PROCESSING'),
+      'INCOMING_PAYMENT.PROCESSING',
+      'transfer-in keeps its events',
+    );
   });
 
   it('checks a receive request field by field', () => {
-    const good = { senderUmaAddress: '$a@b.com', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1, customerId: 'Customer:x' };
+    const good = {
+      senderUmaAddress: '$a@b.com',
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: 1,
+      customerId: 'Customer:x',
+    };
     assert.doesNotThrow(() => checkReceiveInput(good));
     const field = (input: object) => {
       try {

@@ -28,10 +28,12 @@ describe('durable jobs and the sandbox clock', () => {
 
   async function enqueue(platformId: string, kind: string, id: string, delayMs: number) {
     const { store, clock } = server.app.services.ctx;
-    await store.tx((trx) => enqueueJob(trx, { platformId, environment: 'sandbox' }, kind, { id }, clock.nowMs(), delayMs));
+    await store.tx((trx) =>
+      enqueueJob(trx, { platformId, environment: 'sandbox' }, kind, { id }, clock.nowMs(), delayMs),
+    );
   }
 
-  it('runs a 6-minute job only when this platform\'s clock reaches it', async () => {
+  it("runs a 6-minute job only when this platform's clock reaches it", async () => {
     await enqueue(p.platformId, 'test.record', 'six-minutes', 6 * 60_000);
     await enqueue(other.platformId, 'test.record', 'other-platform', 60_000);
     const before = await p.api.get('/sandbox/clock');
@@ -43,7 +45,11 @@ describe('durable jobs and the sandbox clock', () => {
     assert.equal(ran.length, 0, 'five minutes is not six');
 
     await p.api.post('/sandbox/clock/advance', { seconds: 61 });
-    assert.deepEqual(ran.map((r) => r.id), ['six-minutes'], "the other platform's job is not touched");
+    assert.deepEqual(
+      ran.map((r) => r.id),
+      ['six-minutes'],
+      "the other platform's job is not touched",
+    );
     const scope = await loadScope(server.app.services.ctx, p.platformId, 'sandbox');
     assert.ok(ran[0]!.at - Date.parse(before.body.now) >= 361_000, 'the job saw the advanced time');
     assert.equal(scope.clockOffsetMs, 361_000);
@@ -56,12 +62,20 @@ describe('durable jobs and the sandbox clock', () => {
   it('retries a failing job with backoff until it succeeds', async () => {
     await enqueue(p.platformId, 'test.flaky', 'flaky', 0);
     await server.app.services.worker.drain({ platformId: p.platformId });
-    const job = await server.app.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'test.flaky').executeTakeFirstOrThrow();
+    const job = await server.app.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'test.flaky')
+      .executeTakeFirstOrThrow();
     assert.equal(job.status, 'pending');
     assert.equal(job.last_error, 'not yet');
     await p.api.post('/sandbox/clock/advance', { seconds: 1 });
     await p.api.post('/sandbox/clock/advance', { seconds: 2 });
-    const done = await server.app.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'test.flaky').executeTakeFirstOrThrow();
+    const done = await server.app.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'test.flaky')
+      .executeTakeFirstOrThrow();
     assert.equal(done.status, 'done');
     assert.equal(done.attempts, 3n);
   });

@@ -7,7 +7,6 @@ import { verifyLedger } from '../../src/ledger/verify.ts';
 import { isBalanced } from '../../src/ledger/journal.ts';
 import { runCli } from '../helpers/processes.ts';
 
-
 describe('ledger invariants', () => {
   let server: TestServer;
   let p: TestPlatform;
@@ -18,7 +17,11 @@ describe('ledger invariants', () => {
   after(() => server.close());
 
   it('isBalanced holds exactly when every currency nets to zero', () => {
-    const posting = fc.record({ accountId: fc.constantFrom('a', 'b', 'c'), currency: fc.constantFrom('USD', 'EUR'), amount: fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }) });
+    const posting = fc.record({
+      accountId: fc.constantFrom('a', 'b', 'c'),
+      currency: fc.constantFrom('USD', 'EUR'),
+      amount: fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }),
+    });
     fc.assert(
       fc.property(fc.array(posting, { maxLength: 8 }), (postings) => {
         // Appending the negated sum per currency always balances; removing any one non-zero posting from that unbalances it.
@@ -44,7 +47,12 @@ describe('ledger invariants', () => {
     assert.equal(violations[0]!.invariant, 'balance-equals-postings');
     assert.match(violations[0]!.detail, new RegExp(account.id));
 
-    const env = { ...process.env, DATA_DIR: server.config.dataDir, DATABASE_URL: server.config.databaseUrl ?? '', SECRET_KEY: server.config.secretKey.toString('hex') };
+    const env = {
+      ...process.env,
+      DATA_DIR: server.config.dataDir,
+      DATABASE_URL: server.config.databaseUrl ?? '',
+      SECRET_KEY: server.config.secretKey.toString('hex'),
+    };
     const verified = await runCli(['ledger', 'verify'], env);
     assert.equal(verified.code, 1, verified.stderr);
     assert.match(verified.stdout, /balance-equals-postings/);
@@ -55,6 +63,8 @@ describe('ledger invariants', () => {
 
   it('the database itself refuses a negative balance', async () => {
     const account = (await p.api.get('/platform/internal-accounts?currency=CAD')).body.data[0];
-    await assert.rejects(sql`update ledger_accounts set balance = -1 where id = ${account.id}`.execute(server.app.store.db));
+    await assert.rejects(
+      sql`update ledger_accounts set balance = -1 where id = ${account.id}`.execute(server.app.store.db),
+    );
   });
 });

@@ -6,17 +6,33 @@ import type { TestPlatform, TestServer } from '../helpers/harness.ts';
 let serial = 0;
 
 /** A customer whose internal account in `currency` holds `amount` (smallest unit), funded through the sandbox. */
-export async function fundedCustomer(p: TestPlatform, currency = 'USD', amount = 1_000_000): Promise<{ customerId: string; accountId: string }> {
-  const customer = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: `payer-${++serial}`, fullName: 'Pat Payer' });
+export async function fundedCustomer(
+  p: TestPlatform,
+  currency = 'USD',
+  amount = 1_000_000,
+): Promise<{ customerId: string; accountId: string }> {
+  const customer = await p.api.post('/customers', {
+    customerType: 'INDIVIDUAL',
+    platformCustomerId: `payer-${++serial}`,
+    fullName: 'Pat Payer',
+  });
   assert.equal(customer.status, 201);
-  const accounts = await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=${currency}`);
+  const accounts = await p.api.get(
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customer.body.id)}&currency=${currency}`,
+  );
   const accountId = accounts.body.data[0].id as string;
-  if (amount > 0) assert.equal((await p.api.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount })).status, 200);
+  if (amount > 0)
+    assert.equal((await p.api.post(`/sandbox/internal-accounts/${accountId}/fund`, { amount })).status, 200);
   return { customerId: customer.body.id, accountId };
 }
 
 /** An ACTIVE external account of `type` whose primary identifier ends in `tail` (the sandbox outcome). */
-export async function externalAccount(p: TestPlatform, customerId: string | null, type: AccountType, tail: string): Promise<string> {
+export async function externalAccount(
+  p: TestPlatform,
+  customerId: string | null,
+  type: AccountType,
+  tail: string,
+): Promise<string> {
   const body = { ...BUILD[type](tail), ...(customerId ? { customerId } : {}) };
   const res = await p.api.post(customerId ? '/customers/external-accounts' : '/platform/external-accounts', body);
   assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -25,7 +41,9 @@ export async function externalAccount(p: TestPlatform, customerId: string | null
 
 /** The balance of a customer's internal account, read through the API. */
 export async function balance(p: TestPlatform, customerId: string, currency = 'USD'): Promise<number> {
-  const res = await p.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=${currency}`);
+  const res = await p.api.get(
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=${currency}`,
+  );
   return res.body.data[0].balance.amount;
 }
 
@@ -36,6 +54,12 @@ export async function runDueJobs(server: TestServer): Promise<void> {
 
 /** The event types recorded for one object, in order. */
 export async function eventTypes(server: TestServer, objectId: string): Promise<string[]> {
-  const rows = await server.app.store.db.selectFrom('events').select('type').where('object_id', '=', objectId).orderBy('created_at').orderBy('id').execute();
+  const rows = await server.app.store.db
+    .selectFrom('events')
+    .select('type')
+    .where('object_id', '=', objectId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.type);
 }

@@ -6,14 +6,21 @@ import { waitFor } from '../helpers/wait.ts';
 import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
 
 // Several server processes share one database only on PostgreSQL (SQLite is one process per file).
-describe('two server processes on one PostgreSQL database', { skip: engine !== 'postgres' ? 'needs PostgreSQL (TEST_DATABASE_URL)' : false }, () => {
+describe('two server processes on one PostgreSQL database', {
+  skip: engine !== 'postgres' ? 'needs PostgreSQL (TEST_DATABASE_URL)' : false,
+}, () => {
   let server: TestServer;
   let p: TestPlatform;
   const processes: ServerProcess[] = [];
   before(async () => {
     server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
-    const env = { DATABASE_URL: server.config.databaseUrl!, SECRET_KEY: server.config.secretKey.toString('hex'), DATA_DIR: server.config.dataDir, JOB_POLL_MS: '20' };
+    const env = {
+      DATABASE_URL: server.config.databaseUrl!,
+      SECRET_KEY: server.config.secretKey.toString('hex'),
+      DATA_DIR: server.config.dataDir,
+      JOB_POLL_MS: '20',
+    };
     processes.push(await spawnServer(env), await spawnServer(env));
   });
   after(async () => {
@@ -25,22 +32,51 @@ describe('two server processes on one PostgreSQL database', { skip: engine !== '
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 6_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
     const apis = processes.map((s) => client(s.baseUrl, p.sandbox));
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => apis[i % 2]!.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 100 })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        apis[i % 2]!.post('/transfer-out', {
+          source: { accountId },
+          destination: { accountId: destination },
+          amount: 100,
+        }),
+      ),
+    );
     assert.equal(results.filter((r) => r.status === 201).length, 60);
     assert.equal(results.filter((r) => r.body.code === 'INSUFFICIENT_BALANCE').length, 40);
     assert.equal(await balance(p, customerId), 0);
     // Both processes' workers race for the rail steps; each transaction must complete exactly once.
     const ids = results.filter((r) => r.status === 201).map((r) => r.body.id as string);
-    await waitFor(async () => (await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}&status=COMPLETED&limit=1`)).body.totalCount === 60, 'all 60 transfer-outs to complete', undefined, 100);
-    for (const id of ids) assert.deepEqual(await eventTypes(server, id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
+    await waitFor(
+      async () =>
+        (await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}&status=COMPLETED&limit=1`)).body
+          .totalCount === 60,
+      'all 60 transfer-outs to complete',
+      undefined,
+      100,
+    );
+    for (const id of ids)
+      assert.deepEqual(await eventTypes(server, id), [
+        'OUTGOING_PAYMENT.PENDING',
+        'OUTGOING_PAYMENT.PROCESSING',
+        'OUTGOING_PAYMENT.COMPLETED',
+      ]);
   });
 
   it('50 executes of one quote spread over both: exactly one runs', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 50_000);
     const destination = await externalAccount(p, customerId, 'EUR_ACCOUNT', '000');
-    const quote = (await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).body;
+    const quote = (
+      await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: destination },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 10_000,
+      })
+    ).body;
     const apis = processes.map((s) => client(s.baseUrl, p.sandbox));
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => apis[i % 2]!.post(`/quotes/${quote.id}/execute`)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => apis[i % 2]!.post(`/quotes/${quote.id}/execute`)),
+    );
     assert.equal(results.filter((r) => r.status === 200).length, 1);
     assert.equal(results.filter((r) => r.status === 409).length, 49);
     assert.equal(await balance(p, customerId), 40_000);

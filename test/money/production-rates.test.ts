@@ -7,11 +7,13 @@ import { startServer, type TestPlatform, type TestServer } from '../helpers/harn
 import { loadConfig } from '../../src/config.ts';
 import { runCli } from '../helpers/processes.ts';
 
-
 describe('production rates come only from the operator', () => {
   const dir = mkdtempSync(join(tmpdir(), 'payouts-rates-'));
   const ratesFile = join(dir, 'rates.json');
-  writeFileSync(ratesFile, JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { USD: { fixedMinor: 25, variableBps: 20 } } }));
+  writeFileSync(
+    ratesFile,
+    JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { USD: { fixedMinor: 25, variableBps: 20 } } }),
+  );
   let server: TestServer;
   let p: TestPlatform;
   before(async () => {
@@ -23,15 +25,35 @@ describe('production rates come only from the operator', () => {
   it('prices production quotes with RATES_FILE, and offers only the pairs it covers', async () => {
     const usd = (await p.prod.get('/platform/internal-accounts?currency=USD')).body.data[0];
     const rates = await p.prod.get('/exchange-rates?sourceCurrency=USD');
-    assert.deepEqual(rates.body.data.map((r: any) => [r.destinationCurrency.code, r.exchangeRate, r.fees.fixed]), [['EUR', 0.9, 25]]);
-    assert.equal((await p.prod.get('/exchange-rates?sourceCurrency=EUR')).body.data.length, 0, 'no fee schedule for EUR senders');
+    assert.deepEqual(
+      rates.body.data.map((r: any) => [r.destinationCurrency.code, r.exchangeRate, r.fees.fixed]),
+      [['EUR', 0.9, 25]],
+    );
+    assert.equal(
+      (await p.prod.get('/exchange-rates?sourceCurrency=EUR')).body.data.length,
+      0,
+      'no fee schedule for EUR senders',
+    );
 
     const account = await p.prod.post('/platform/external-accounts', {
       currency: 'EUR',
-      accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ops', address: { line1: 'x', postalCode: '1', country: 'DE' } } },
+      accountInfo: {
+        accountType: 'EUR_ACCOUNT',
+        iban: 'DE89370400440532013000',
+        beneficiary: {
+          beneficiaryType: 'INDIVIDUAL',
+          fullName: 'Ops',
+          address: { line1: 'x', postalCode: '1', country: 'DE' },
+        },
+      },
     });
     await server.app.services.externalAccounts.activate(account.body.id); // the operator's review
-    const quote = await p.prod.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: account.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+    const quote = await p.prod.post('/quotes', {
+      source: { sourceType: 'ACCOUNT', accountId: usd.id },
+      destination: { destinationType: 'ACCOUNT', accountId: account.body.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+    });
     assert.equal(quote.status, 201, JSON.stringify(quote.body));
     // fees 25 + 0.2 % of 10 000 = 45; (10 000 − 45) × 0.9 = 8 959.5 → 8 959
     assert.equal(quote.body.feesIncluded, 45);

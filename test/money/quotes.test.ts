@@ -27,7 +27,10 @@ describe('quotes', () => {
   }
 
   it('locks the rate and fees on the sending side, with its PENDING transaction', async () => {
-    const { quote, customerId } = await quoteTo('000', 10_000, { description: 'invoice 7', purposeOfPayment: 'GOODS_OR_SERVICES' });
+    const { quote, customerId } = await quoteTo('000', 10_000, {
+      description: 'invoice 7',
+      purposeOfPayment: 'GOODS_OR_SERVICES',
+    });
     assert.match(quote.id, /^Quote:/);
     assert.equal(quote.status, 'PENDING');
     assert.equal(quote.exchangeRate, 0.92);
@@ -35,7 +38,14 @@ describe('quotes', () => {
     assert.equal(quote.totalSendingAmount, 10_000);
     assert.equal(quote.feesIncluded, 40);
     assert.equal(quote.totalReceivingAmount, 9_163);
-    assert.deepEqual(quote.rateDetails, { counterpartyMultiplier: 1, counterpartyFixedFee: 0, gridApiMultiplier: 0.92, gridApiFixedFee: 10, gridApiVariableFeeRate: 0.003, gridApiVariableFeeAmount: 30 });
+    assert.deepEqual(quote.rateDetails, {
+      counterpartyMultiplier: 1,
+      counterpartyFixedFee: 0,
+      gridApiMultiplier: 0.92,
+      gridApiFixedFee: 10,
+      gridApiVariableFeeRate: 0.003,
+      gridApiVariableFeeAmount: 30,
+    });
     assert.equal(Date.parse(quote.expiresAt) - Date.parse(quote.createdAt), 5 * 60_000);
     assert.equal(quote.counterpartyInformation.PURPOSE_OF_PAYMENT, 'GOODS_OR_SERVICES');
     const tx = (await p.api.get(`/transactions/${quote.transactionId}`)).body;
@@ -60,7 +70,10 @@ describe('quotes', () => {
     const total = res.body.totalSendingAmount;
     assert.equal(res.body.feesIncluded, 10 + Math.round((total * 30) / 10_000));
     assert.ok(Math.floor(((total - res.body.feesIncluded) * 1725) / 100) >= 172_500);
-    assert.ok(Math.floor(((total - 1 - (10 + Math.round(((total - 1) * 30) / 10_000))) * 1725) / 100) < 172_500, 'the smallest total that covers it');
+    assert.ok(
+      Math.floor(((total - 1 - (10 + Math.round(((total - 1) * 30) / 10_000))) * 1725) / 100) < 172_500,
+      'the smallest total that covers it',
+    );
   });
 
   it('executes: debits at once and completes, with every event and ledger leg', async () => {
@@ -72,9 +85,21 @@ describe('quotes', () => {
     const tx = (await p.api.get(`/transactions/${quote.transactionId}`)).body;
     assert.equal(tx.status, 'COMPLETED');
     assert.ok(tx.settledAt);
-    assert.deepEqual(await eventTypes(server, tx.id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
-    const entries = await server.app.store.db.selectFrom('journal_entries').select('kind').where('reference', '=', tx.id).orderBy('created_at').execute();
-    assert.deepEqual(entries.map((e) => e.kind), ['FUND', 'SETTLE']);
+    assert.deepEqual(await eventTypes(server, tx.id), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
+    const entries = await server.app.store.db
+      .selectFrom('journal_entries')
+      .select('kind')
+      .where('reference', '=', tx.id)
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['FUND', 'SETTLE'],
+    );
   });
 
   it('executes at most once: twice → 409, and 50 at the same time → exactly one', async () => {
@@ -94,7 +119,14 @@ describe('quotes', () => {
   it('refuses to execute without the money, and the quote stays executable', async () => {
     const payer = await fundedCustomer(p, 'USD', 5_000);
     const destination = await externalAccount(p, payer.customerId, 'EUR_ACCOUNT', '000');
-    const quote = (await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 6_000 })).body;
+    const quote = (
+      await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: destination },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 6_000,
+      })
+    ).body;
     const res = await p.api.post(`/quotes/${quote.id}/execute`);
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'INSUFFICIENT_BALANCE');
@@ -113,7 +145,10 @@ describe('quotes', () => {
     const res = await p.api.post(`/quotes/${quote.id}/execute`);
     assert.equal(res.status, 409);
     assert.equal(await balance(p, customerId), 100_000);
-    assert.deepEqual(await eventTypes(server, quote.transactionId), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.EXPIRED']);
+    assert.deepEqual(await eventTypes(server, quote.transactionId), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.EXPIRED',
+    ]);
   });
 
   it('refuses an expired quote even before the expiry job has run', async () => {
@@ -145,7 +180,12 @@ describe('quotes', () => {
       assert.equal(tx.failureReason, reason);
       assert.deepEqual([tx.refund.status, tx.refund.reason], ['COMPLETED', refundReason]);
       assert.equal(await balance(p, customerId), 100_000);
-      assert.deepEqual(await eventTypes(server, tx.id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
+      assert.deepEqual(await eventTypes(server, tx.id), [
+        'OUTGOING_PAYMENT.PENDING',
+        'OUTGOING_PAYMENT.PROCESSING',
+        'OUTGOING_PAYMENT.FAILED',
+        'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      ]);
     });
   }
 
@@ -168,9 +208,24 @@ describe('quotes', () => {
     assert.equal(tx.status, 'FAILED');
     assert.equal(tx.refund.status, 'COMPLETED');
     assert.equal(await balance(p, customerId), 100_000);
-    assert.deepEqual(await eventTypes(server, tx.id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
-    const kinds = await server.app.store.db.selectFrom('journal_entries').select('kind').where('reference', '=', tx.id).orderBy('created_at').orderBy('id').execute();
-    assert.deepEqual(kinds.map((k) => k.kind), ['FUND', 'SETTLE', 'RETURN']);
+    assert.deepEqual(await eventTypes(server, tx.id), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ]);
+    const kinds = await server.app.store.db
+      .selectFrom('journal_entries')
+      .select('kind')
+      .where('reference', '=', tx.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      kinds.map((k) => k.kind),
+      ['FUND', 'SETTLE', 'RETURN'],
+    );
   });
 
   it('a quote to …007 fails and so does its refund: the money waits in flight for an operator', async () => {
@@ -179,65 +234,130 @@ describe('quotes', () => {
     const tx = (await p.api.get(`/transactions/${quote.transactionId}`)).body;
     assert.equal(tx.refund.status, 'FAILED');
     assert.equal(await balance(p, customerId), 90_000, 'not refunded');
-    assert.deepEqual((await eventTypes(server, tx.id)).slice(-2), ['OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_FAILED']);
+    assert.deepEqual((await eventTypes(server, tx.id)).slice(-2), [
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_FAILED',
+    ]);
   });
 
   it('creates the destination inline and names nested fields in errors', async () => {
     const payer = await fundedCustomer(p, 'USD', 100_000);
-    const details = { customerId: payer.customerId, currency: 'INR', accountInfo: { accountType: 'UPI', vpa: 'asha.000@okaxis', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Asha Rao', birthDate: '1991-04-01', nationality: 'IN' } } };
-    const body = (d: unknown) => ({ source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: d }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000, immediatelyExecute: true });
+    const details = {
+      customerId: payer.customerId,
+      currency: 'INR',
+      accountInfo: {
+        accountType: 'UPI',
+        vpa: 'asha.000@okaxis',
+        beneficiary: {
+          beneficiaryType: 'INDIVIDUAL',
+          fullName: 'Asha Rao',
+          birthDate: '1991-04-01',
+          nationality: 'IN',
+        },
+      },
+    };
+    const body = (d: unknown) => ({
+      source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
+      destination: { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: d },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 10_000,
+      immediatelyExecute: true,
+    });
     const res = await p.api.post('/quotes', body(details));
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'COMPLETED', 'immediatelyExecute returns the executed quote');
     assert.equal(res.body.destination.destinationType, 'EXTERNAL_ACCOUNT_DETAILS');
     assert.match(res.body.destination.accountId, /^ExternalAccount:/);
     assert.equal(res.body.counterpartyInformation.FULL_NAME, 'Asha Rao');
-    const bad = await p.api.post('/quotes', body({ ...details, accountInfo: { ...details.accountInfo, vpa: 'no-at-sign' } }));
+    const bad = await p.api.post(
+      '/quotes',
+      body({ ...details, accountInfo: { ...details.accountInfo, vpa: 'no-at-sign' } }),
+    );
     assert.equal(bad.status, 400);
     assert.equal(bad.body.details.field, 'destination.externalAccountDetails.accountInfo.vpa');
-    const before = (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`)).body.totalCount;
-    const failingQuote = await p.api.post('/quotes', { ...body({ ...details, accountInfo: { ...details.accountInfo, vpa: 'asha.001@okaxis' } }), lockedCurrencyAmount: 1 });
+    const before = (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`))
+      .body.totalCount;
+    const failingQuote = await p.api.post('/quotes', {
+      ...body({ ...details, accountInfo: { ...details.accountInfo, vpa: 'asha.001@okaxis' } }),
+      lockedCurrencyAmount: 1,
+    });
     assert.equal(failingQuote.status, 400);
     assert.equal(failingQuote.body.code, 'AMOUNT_OUT_OF_RANGE');
-    assert.equal((await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`)).body.totalCount, before, 'a refused quote leaves no account behind');
+    assert.equal(
+      (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`)).body
+        .totalCount,
+      before,
+      'a refused quote leaves no account behind',
+    );
   });
 
   it('pays sandbox UMA test addresses', async () => {
     const payer = await fundedCustomer(p, 'USD', 100_000);
     const pay = (umaAddress: string) =>
-      p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, immediatelyExecute: true });
+      p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+        immediatelyExecute: true,
+      });
     const ok = await pay('$success.mxn@sandbox.uma.money');
     assert.equal(ok.body.status, 'COMPLETED');
     assert.equal(ok.body.receivingCurrency.code, 'MXN');
     const tx = (await p.api.get(`/transactions/${ok.body.transactionId}`)).body;
-    assert.deepEqual(tx.destination, { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money', currency: 'MXN' });
+    assert.deepEqual(tx.destination, {
+      destinationType: 'UMA_ADDRESS',
+      umaAddress: '$success.mxn@sandbox.uma.money',
+      currency: 'MXN',
+    });
     assert.equal(tx.receiverUmaAddress, '$success.mxn@sandbox.uma.money');
     assert.equal((await pay('$fail.compliance.usd@sandbox.grid.uma.money')).body.status, 'FAILED');
     assert.equal((await pay('$pending.long.usd@sandbox.uma.money')).body.status, 'PROCESSING');
     assert.equal((await pay('$nobody.usd@sandbox.uma.money')).status, 404);
-    const listed = await p.api.get(`/quotes?receivingUmaAddress=${encodeURIComponent('$success.mxn@sandbox.uma.money')}`);
+    const listed = await p.api.get(
+      `/quotes?receivingUmaAddress=${encodeURIComponent('$success.mxn@sandbox.uma.money')}`,
+    );
     assert.equal(listed.body.totalCount, 1);
 
     // A lookup, when given, must be this platform's and name the receiver being paid.
-    const lookup = await p.api.get(`/receiver/uma/$success.eur@sandbox.uma.money?customerId=${encodeURIComponent(payer.customerId)}`);
+    const lookup = await p.api.get(
+      `/receiver/uma/$success.eur@sandbox.uma.money?customerId=${encodeURIComponent(payer.customerId)}`,
+    );
     assert.equal(lookup.status, 200);
     const withLookup = (umaAddress: string, lookupId: string) =>
-      p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, lookupId });
+      p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
+        destination: { destinationType: 'UMA_ADDRESS', umaAddress },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+        lookupId,
+      });
     assert.equal((await withLookup('$success.eur@sandbox.uma.money', lookup.body.lookupId)).status, 201);
     const other = await withLookup('$success.usd@sandbox.uma.money', lookup.body.lookupId);
     assert.equal(other.status, 400);
     assert.equal(other.body.details.field, 'lookupId');
-    assert.equal((await withLookup('$success.eur@sandbox.uma.money', 'Lookup:00000000-0000-7000-8000-000000000000')).status, 404);
+    assert.equal(
+      (await withLookup('$success.eur@sandbox.uma.money', 'Lookup:00000000-0000-7000-8000-000000000000')).status,
+      404,
+    );
   });
 
   it('refuses bad quote requests with the field at fault', async () => {
     const payer = await fundedCustomer(p, 'USD', 1_000);
     const destination = await externalAccount(p, payer.customerId, 'EUR_ACCOUNT', '000');
-    const base = { source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 };
+    const base = {
+      source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: destination },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1_000,
+    };
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...base, source: { sourceType: 'ACCOUNT' } }, 'source.accountId'],
       [{ ...base, destination: { destinationType: 'ACCOUNT' } }, 'destination.accountId'],
-      [{ ...base, destination: { destinationType: 'ACCOUNT', accountId: destination, paymentRail: 'ACH' } }, 'destination.paymentRail'],
+      [
+        { ...base, destination: { destinationType: 'ACCOUNT', accountId: destination, paymentRail: 'ACH' } },
+        'destination.paymentRail',
+      ],
       [{ ...base, lockedCurrencySide: 'BOTH' }, 'lockedCurrencySide'],
       [{ ...base, lockedCurrencyAmount: 10 }, 'lockedCurrencyAmount'],
       [{ ...base, lockedCurrencyAmount: -5 }, 'lockedCurrencyAmount'],
@@ -257,17 +377,31 @@ describe('quotes', () => {
   it('funds a REALTIME_FUNDING quote through sandbox send, by id or by reference', async () => {
     const payer = await fundedCustomer(p, 'USD', 0);
     const destination = await externalAccount(p, payer.customerId, 'EUR_ACCOUNT', '000');
-    const create = () => p.api.post('/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: payer.customerId }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_000 });
+    const create = () =>
+      p.api.post('/quotes', {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: payer.customerId },
+        destination: { destinationType: 'ACCOUNT', accountId: destination },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 2_000,
+      });
     const quote = (await create()).body;
     const instruction = quote.paymentInstructions[0].accountOrWalletInfo;
     assert.equal(instruction.accountType, 'USD_ACCOUNT');
     assert.match(instruction.reference, /^PAY-/);
-    assert.equal((await p.api.post(`/quotes/${quote.id}/execute`)).status, 400, 'realtime quotes are funded, not executed');
+    assert.equal(
+      (await p.api.post(`/quotes/${quote.id}/execute`)).status,
+      400,
+      'realtime quotes are funded, not executed',
+    );
     const sent = await p.api.post('/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' });
     assert.equal(sent.status, 200);
     assert.equal(sent.body.id, quote.transactionId);
     assert.equal(sent.body.status, 'COMPLETED');
-    assert.equal((await p.api.post('/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' })).status, 409, 'funded once');
+    assert.equal(
+      (await p.api.post('/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' })).status,
+      409,
+      'funded once',
+    );
 
     const byReference = (await create()).body;
     const ref = byReference.paymentInstructions[0].accountOrWalletInfo.reference;
@@ -283,11 +417,24 @@ describe('quotes', () => {
     const { quote, customerId, accountId, destination } = await quoteTo('000');
     await quoteTo('000');
     const one = await p.api.get(`/quotes?customerId=${encodeURIComponent(customerId)}`);
-    assert.deepEqual(one.body.data.map((q: any) => q.id), [quote.id]);
+    assert.deepEqual(
+      one.body.data.map((q: any) => q.id),
+      [quote.id],
+    );
     assert.equal((await p.api.get(`/quotes?sendingAccountId=${encodeURIComponent(accountId)}`)).body.totalCount, 1);
     assert.equal((await p.api.get(`/quotes?receivingAccountId=${encodeURIComponent(destination)}`)).body.totalCount, 1);
-    assert.equal((await p.api.get(`/quotes?customerId=${encodeURIComponent(customerId)}&createdAfter=${quote.createdAt}&createdBefore=${quote.createdAt}`)).body.totalCount, 1);
-    assert.equal((await p.api.get(`/quotes?customerId=${encodeURIComponent(customerId)}&status=COMPLETED`)).body.totalCount, 0);
+    assert.equal(
+      (
+        await p.api.get(
+          `/quotes?customerId=${encodeURIComponent(customerId)}&createdAfter=${quote.createdAt}&createdBefore=${quote.createdAt}`,
+        )
+      ).body.totalCount,
+      1,
+    );
+    assert.equal(
+      (await p.api.get(`/quotes?customerId=${encodeURIComponent(customerId)}&status=COMPLETED`)).body.totalCount,
+      0,
+    );
     const page = await p.api.get('/quotes?limit=1');
     assert.equal(page.body.data.length, 1);
     assert.equal(page.body.hasMore, true);
@@ -295,10 +442,18 @@ describe('quotes', () => {
 
   it('shows exchange rates for every pair, comma-joined or repeated', async () => {
     const joined = await p.api.get('/exchange-rates?sourceCurrency=USD&destinationCurrency=INR,GBP');
-    const repeated = await p.api.get('/exchange-rates?sourceCurrency=USD&destinationCurrency=INR&destinationCurrency=GBP');
+    const repeated = await p.api.get(
+      '/exchange-rates?sourceCurrency=USD&destinationCurrency=INR&destinationCurrency=GBP',
+    );
     assert.equal(joined.status, 200);
     assert.deepEqual(joined.body, repeated.body);
-    assert.deepEqual(joined.body.data.map((r: any) => [r.destinationCurrency.code, r.exchangeRate, r.destinationPaymentRail]), [['INR', 82.5, 'UPI'], ['GBP', 0.79, 'FASTER_PAYMENTS']]);
+    assert.deepEqual(
+      joined.body.data.map((r: any) => [r.destinationCurrency.code, r.exchangeRate, r.destinationPaymentRail]),
+      [
+        ['INR', 82.5, 'UPI'],
+        ['GBP', 0.79, 'FASTER_PAYMENTS'],
+      ],
+    );
     assert.equal(joined.body.data[0].sendingAmount, 10_000);
     const all = await p.api.get('/exchange-rates');
     assert.equal(all.body.data.length, 14 * 13);

@@ -4,7 +4,6 @@ import { client, createTestDatabase, startServer, type TestDatabase } from '../h
 import { eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
 import { runCli, runCliOk } from '../helpers/processes.ts';
 
-
 describe('durability and the production connector', () => {
   let database: TestDatabase;
   after(() => database?.drop());
@@ -18,13 +17,26 @@ describe('durability and the production connector', () => {
     const returned = await externalAccount(p, payer.customerId, 'EUR_ACCOUNT', '005');
     const pending = await externalAccount(p, payer.customerId, 'USD_ACCOUNT', '005');
     const quote = async (accountId: string) =>
-      (await p.api.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: payer.accountId }, destination: { destinationType: 'ACCOUNT', accountId }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).body;
+      (
+        await p.api.post('/quotes', {
+          source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
+          destination: { destinationType: 'ACCOUNT', accountId },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 10_000,
+        })
+      ).body;
     const sixMinutes = await quote(slow);
     const returnedLater = await quote(returned);
     const neverExecuted = await quote(slow);
     assert.equal((await p.api.post(`/quotes/${sixMinutes.id}/execute`)).body.status, 'PROCESSING');
     assert.equal((await p.api.post(`/quotes/${returnedLater.id}/execute`)).body.status, 'COMPLETED');
-    const transfer = (await p.api.post('/transfer-out', { source: { accountId: payer.accountId }, destination: { accountId: pending }, amount: 1_000 })).body;
+    const transfer = (
+      await p.api.post('/transfer-out', {
+        source: { accountId: payer.accountId },
+        destination: { accountId: pending },
+        amount: 1_000,
+      })
+    ).body;
     await runDueJobs(first);
     assert.equal((await p.api.get(`/transactions/${transfer.id}`)).body.status, 'PROCESSING');
     await first.close();
@@ -37,12 +49,29 @@ describe('durability and the production connector', () => {
     assert.equal(await status(returnedLater.transactionId), 'FAILED');
     assert.equal(await status(neverExecuted.transactionId), 'EXPIRED');
     assert.equal(await status(transfer.id), 'FAILED');
-    assert.deepEqual(await eventTypes(second, sixMinutes.transactionId), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
-    assert.deepEqual(await eventTypes(second, transfer.id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
+    assert.deepEqual(await eventTypes(second, sixMinutes.transactionId), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
+    assert.deepEqual(await eventTypes(second, transfer.id), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+    ]);
     // Advancing again finds nothing left to do: every step ran once.
     await api.post('/sandbox/clock/advance', { seconds: 3600 });
-    assert.deepEqual(await eventTypes(second, sixMinutes.transactionId), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
-    assert.equal((await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(payer.customerId)}&currency=USD`)).body.data[0].balance.amount, 100_000 - 10_000);
+    assert.deepEqual(await eventTypes(second, sixMinutes.transactionId), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
+    assert.equal(
+      (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(payer.customerId)}&currency=USD`))
+        .body.data[0].balance.amount,
+      100_000 - 10_000,
+    );
     await second.close();
   });
 
@@ -50,27 +79,69 @@ describe('durability and the production connector', () => {
     const server = await startServer({ RUN_WORKERS: 'false' });
     try {
       const p = await server.platform();
-      const env = { ...process.env, DATA_DIR: server.config.dataDir, DATABASE_URL: server.config.databaseUrl ?? '', SECRET_KEY: server.config.secretKey.toString('hex') };
+      const env = {
+        ...process.env,
+        DATA_DIR: server.config.dataDir,
+        DATABASE_URL: server.config.databaseUrl ?? '',
+        SECRET_KEY: server.config.secretKey.toString('hex'),
+      };
       const payouts = (...args: string[]) => runCliOk(args, env);
-      const customer = (await p.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-1' })).body;
-      const usd = (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0];
+      const customer = (await p.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-1' }))
+        .body;
+      const usd = (
+        await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)
+      ).body.data[0];
       const bank = await p.prod.post('/customers/external-accounts', {
         customerId: customer.id,
         currency: 'USD',
-        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '000123456002', routingNumber: '021000021', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Prod User' } },
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: '000123456002',
+          routingNumber: '021000021',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Prod User' },
+        },
       });
       assert.equal(bank.body.status, 'PENDING', 'production accounts wait for review');
-      assert.equal((await p.prod.post('/transfer-in', { source: { accountId: bank.body.id }, destination: { accountId: usd.id }, amount: 10_000 })).status, 400);
+      assert.equal(
+        (
+          await p.prod.post('/transfer-in', {
+            source: { accountId: bank.body.id },
+            destination: { accountId: usd.id },
+            amount: 10_000,
+          })
+        ).status,
+        400,
+      );
       await payouts('accounts', 'activate', bank.body.id);
 
-      const pull = (await p.prod.post('/transfer-in', { source: { accountId: bank.body.id }, destination: { accountId: usd.id }, amount: 10_000 })).body;
+      const pull = (
+        await p.prod.post('/transfer-in', {
+          source: { accountId: bank.body.id },
+          destination: { accountId: usd.id },
+          amount: 10_000,
+        })
+      ).body;
       await runDueJobs(server);
-      assert.equal((await p.prod.get(`/transactions/${pull.id}`)).body.status, 'PROCESSING', 'suffixes mean nothing in production');
+      assert.equal(
+        (await p.prod.get(`/transactions/${pull.id}`)).body.status,
+        'PROCESSING',
+        'suffixes mean nothing in production',
+      );
       const settled = await payouts('transactions', 'settle', pull.id);
       assert.match(settled.stdout, /COMPLETED/);
-      assert.equal((await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0].balance.amount, 10_000);
+      assert.equal(
+        (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`))
+          .body.data[0].balance.amount,
+        10_000,
+      );
 
-      const payout = (await p.prod.post('/transfer-out', { source: { accountId: usd.id }, destination: { accountId: bank.body.id }, amount: 4_000 })).body;
+      const payout = (
+        await p.prod.post('/transfer-out', {
+          source: { accountId: usd.id },
+          destination: { accountId: bank.body.id },
+          amount: 4_000,
+        })
+      ).body;
       await runDueJobs(server);
       assert.equal((await p.prod.get(`/transactions/${payout.id}`)).body.status, 'PROCESSING');
       await payouts('transactions', 'fail', payout.id, '--reason', 'INVALID_BANK_ACCOUNT');
@@ -78,12 +149,21 @@ describe('durability and the production connector', () => {
       assert.equal(failed.status, 'FAILED');
       assert.equal(failed.failureReason, 'INVALID_BANK_ACCOUNT');
       assert.equal(failed.refund.status, 'COMPLETED');
-      assert.equal((await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`)).body.data[0].balance.amount, 10_000);
+      assert.equal(
+        (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`))
+          .body.data[0].balance.amount,
+        10_000,
+      );
       const again = await runCli(['transactions', 'settle', payout.id], env);
       assert.equal(again.code, 1, again.stderr);
       assert.match(again.stderr, /only PROCESSING/);
 
-      const quote = await p.prod.post('/quotes', { source: { sourceType: 'ACCOUNT', accountId: usd.id }, destination: { destinationType: 'ACCOUNT', accountId: bank.body.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 });
+      const quote = await p.prod.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: usd.id },
+        destination: { destinationType: 'ACCOUNT', accountId: bank.body.id },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+      });
       assert.equal(quote.status, 400, 'no production rates without RATES_FILE');
       assert.equal(quote.body.code, 'QUOTE_REQUEST_FAILED');
     } finally {

@@ -16,7 +16,12 @@ describe('transfers without a quote', () => {
   it('transfer-out: debits at once, answers PENDING, then completes with every event in order', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const res = await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination, currency: 'USD' }, amount: 2_500, description: 'rent' });
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: destination, currency: 'USD' },
+      amount: 2_500,
+      description: 'rent',
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'PENDING');
     assert.equal(res.body.type, 'OUTGOING');
@@ -31,15 +36,27 @@ describe('transfers without a quote', () => {
     const done = await p.api.get(`/transactions/${res.body.id}`);
     assert.equal(done.body.status, 'COMPLETED');
     assert.ok(done.body.settledAt);
-    assert.deepEqual(await eventTypes(server, res.body.id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
+    assert.deepEqual(await eventTypes(server, res.body.id), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
     assert.equal(await balance(p, customerId), 7_500);
   });
 
-  for (const [tail, reason] of [['002', 'INSUFFICIENT_BALANCE'], ['003', 'INVALID_BANK_ACCOUNT'], ['004', 'COUNTERPARTY_POST_TX_FAILED']] as const) {
+  for (const [tail, reason] of [
+    ['002', 'INSUFFICIENT_BALANCE'],
+    ['003', 'INVALID_BANK_ACCOUNT'],
+    ['004', 'COUNTERPARTY_POST_TX_FAILED'],
+  ] as const) {
     it(`transfer-out to a …${tail} account fails at once with ${reason} and is refunded`, async () => {
       const { customerId, accountId } = await fundedCustomer(p, 'USD', 5_000);
       const destination = await externalAccount(p, customerId, 'US_ACCOUNT', tail);
-      const res = await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 5_000 });
+      const res = await p.api.post('/transfer-out', {
+        source: { accountId },
+        destination: { accountId: destination },
+        amount: 5_000,
+      });
       assert.equal(res.status, 201);
       assert.equal(await balance(p, customerId), 0);
       await runDueJobs(server);
@@ -49,14 +66,23 @@ describe('transfers without a quote', () => {
       assert.equal(tx.refund.status, 'COMPLETED');
       assert.equal(tx.refund.reason, 'TRANSACTION_FAILED');
       assert.equal(await balance(p, customerId), 5_000, 'refunded in full');
-      assert.deepEqual(await eventTypes(server, res.body.id), ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
+      assert.deepEqual(await eventTypes(server, res.body.id), [
+        'OUTGOING_PAYMENT.PENDING',
+        'OUTGOING_PAYMENT.PROCESSING',
+        'OUTGOING_PAYMENT.FAILED',
+        'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      ]);
     });
   }
 
   it('transfer-out to a …005 account stays processing about 30 seconds, then fails', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'MXN', 9_000);
     const destination = await externalAccount(p, customerId, 'CLABE', '005');
-    const res = await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 9_000 });
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: destination },
+      amount: 9_000,
+    });
     await runDueJobs(server);
     assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'PROCESSING');
     await p.api.post('/sandbox/clock/advance', { seconds: 25 });
@@ -72,7 +98,11 @@ describe('transfers without a quote', () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 100);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
     const before = await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}`);
-    const res = await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 101 });
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: destination },
+      amount: 101,
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'INSUFFICIENT_BALANCE');
     assert.equal(await balance(p, customerId), 100);
@@ -86,7 +116,11 @@ describe('transfers without a quote', () => {
     const eur = await externalAccount(p, customerId, 'EUR_ACCOUNT', '000');
     const cases: Array<[unknown, number, string]> = [
       [{ source: { accountId }, destination: { accountId: eur }, amount: 10 }, 400, 'destination.accountId'],
-      [{ source: { accountId }, destination: { accountId: usd, currency: 'EUR' }, amount: 10 }, 400, 'destination.currency'],
+      [
+        { source: { accountId }, destination: { accountId: usd, currency: 'EUR' }, amount: 10 },
+        400,
+        'destination.currency',
+      ],
       [{ source: { accountId }, destination: { accountId: usd }, amount: 0 }, 400, 'amount'],
       [{ source: { accountId }, destination: { accountId: usd }, amount: '10' }, 400, 'amount'],
       [{ source: { accountId }, destination: {}, amount: 10 }, 400, 'destination.accountId'],
@@ -96,16 +130,42 @@ describe('transfers without a quote', () => {
       assert.equal(res.status, status, JSON.stringify(body));
       assert.equal(res.body.details.field, field, JSON.stringify(res.body));
     }
-    assert.equal((await p.api.post('/transfer-out', { source: { accountId: 'InternalAccount:00000000-0000-7000-8000-000000000000' }, destination: { accountId: usd }, amount: 10 })).status, 404);
-    assert.equal((await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: 'ExternalAccount:00000000-0000-7000-8000-000000000000' }, amount: 10 })).status, 404);
+    assert.equal(
+      (
+        await p.api.post('/transfer-out', {
+          source: { accountId: 'InternalAccount:00000000-0000-7000-8000-000000000000' },
+          destination: { accountId: usd },
+          amount: 10,
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (
+        await p.api.post('/transfer-out', {
+          source: { accountId },
+          destination: { accountId: 'ExternalAccount:00000000-0000-7000-8000-000000000000' },
+          amount: 10,
+        })
+      ).status,
+      404,
+    );
     // An INACTIVE account takes no money.
     assert.equal((await p.api.delete(`/customers/external-accounts/${usd}`)).status, 200);
-    const inactive = await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: usd }, amount: 10 });
+    const inactive = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: usd },
+      amount: 10,
+    });
     assert.equal(inactive.status, 400);
     assert.equal(inactive.body.details.field, 'destination.accountId');
     // Another platform's accounts do not exist for this one.
     const other = await server.platform('other');
-    assert.equal((await other.api.post('/transfer-out', { source: { accountId }, destination: { accountId: eur }, amount: 10 })).status, 404);
+    assert.equal(
+      (await other.api.post('/transfer-out', { source: { accountId }, destination: { accountId: eur }, amount: 10 }))
+        .status,
+      404,
+    );
     assert.equal(await balance(p, customerId), 1_000);
   });
 
@@ -114,11 +174,18 @@ describe('transfers without a quote', () => {
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
     const body = { source: { accountId }, destination: { accountId: destination }, amount: 300 };
     const headers = { 'idempotency-key': `key-${customerId}` };
-    const [first, second] = await Promise.all([p.api.post('/transfer-out', body, headers), p.api.post('/transfer-out', body, headers)]);
+    const [first, second] = await Promise.all([
+      p.api.post('/transfer-out', body, headers),
+      p.api.post('/transfer-out', body, headers),
+    ]);
     assert.equal(first.status, 201);
     assert.equal(second.status, 201);
     assert.equal(first.body.id, second.body.id);
-    const third = await p.api.post('/transfer-out', { destination: body.destination, amount: 300, source: body.source }, headers);
+    const third = await p.api.post(
+      '/transfer-out',
+      { destination: body.destination, amount: 300, source: body.source },
+      headers,
+    );
     assert.equal(third.body.id, first.body.id, 'key order does not matter');
     assert.equal(await balance(p, customerId), 700, 'debited once');
     const reused = await p.api.post('/transfer-out', { ...body, amount: 301 }, headers);
@@ -130,7 +197,11 @@ describe('transfers without a quote', () => {
   it('transfer-in pulls from a pullable account and credits on settlement', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 0);
     const source = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const res = await p.api.post('/transfer-in', { source: { accountId: source, currency: 'USD' }, destination: { accountId }, amount: 4_200 });
+    const res = await p.api.post('/transfer-in', {
+      source: { accountId: source, currency: 'USD' },
+      destination: { accountId },
+      amount: 4_200,
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'PENDING');
     assert.equal(res.body.type, 'INCOMING');
@@ -143,7 +214,11 @@ describe('transfers without a quote', () => {
   it('transfer-in from a …002 account fails and credits nothing; mobile money cannot be pulled', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 0);
     const source = await externalAccount(p, customerId, 'US_ACCOUNT', '002');
-    const res = await p.api.post('/transfer-in', { source: { accountId: source }, destination: { accountId }, amount: 4_200 });
+    const res = await p.api.post('/transfer-in', {
+      source: { accountId: source },
+      destination: { accountId },
+      amount: 4_200,
+    });
     await runDueJobs(server);
     const tx = (await p.api.get(`/transactions/${res.body.id}`)).body;
     assert.equal(tx.status, 'FAILED');
@@ -153,7 +228,11 @@ describe('transfers without a quote', () => {
 
     const kes = await fundedCustomer(p, 'KES', 0);
     const mpesa = await externalAccount(p, kes.customerId, 'KES_ACCOUNT', '000');
-    const refused = await p.api.post('/transfer-in', { source: { accountId: mpesa }, destination: { accountId: kes.accountId }, amount: 100 });
+    const refused = await p.api.post('/transfer-in', {
+      source: { accountId: mpesa },
+      destination: { accountId: kes.accountId },
+      amount: 100,
+    });
     assert.equal(refused.status, 400);
     assert.equal(refused.body.details.field, 'source.accountId');
     assert.equal(refused.body.details.rule, 'pullable');
@@ -162,14 +241,20 @@ describe('transfers without a quote', () => {
   it('100 concurrent transfer-outs against a balance that covers 60: exactly 60 succeed', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 6_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const results = await Promise.all(Array.from({ length: 100 }, () => p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 100 })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 100 }),
+      ),
+    );
     const created = results.filter((r) => r.status === 201).length;
     const refused = results.filter((r) => r.status === 400 && r.body.code === 'INSUFFICIENT_BALANCE').length;
     assert.equal(created, 60);
     assert.equal(refused, 40);
     assert.equal(await balance(p, customerId), 0);
     await runDueJobs(server);
-    const completed = await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}&status=COMPLETED&limit=100`);
+    const completed = await p.api.get(
+      `/transactions?customerId=${encodeURIComponent(customerId)}&status=COMPLETED&limit=100`,
+    );
     assert.equal(completed.body.totalCount, 60);
   });
 
@@ -177,20 +262,55 @@ describe('transfers without a quote', () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await p.api.post('/transfer-out', { source: { accountId }, destination: { accountId: destination }, amount: 10 + i })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await p.api.post('/transfer-out', {
+            source: { accountId },
+            destination: { accountId: destination },
+            amount: 10 + i,
+          })
+        ).body.id,
+      );
     const q = `customerId=${encodeURIComponent(customerId)}`;
     const desc = await p.api.get(`/transactions?${q}&limit=2`);
-    assert.deepEqual(desc.body.data.map((t: any) => t.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      desc.body.data.map((t: any) => t.id),
+      [ids[4], ids[3]],
+    );
     assert.equal(desc.body.totalCount, 5);
-    const asc = await p.api.get(`/transactions?${q}&sortOrder=asc&limit=2&cursor=${encodeURIComponent((await p.api.get(`/transactions?${q}&sortOrder=asc&limit=2`)).body.nextCursor)}`);
-    assert.deepEqual(asc.body.data.map((t: any) => t.id), [ids[2], ids[3]]);
-    assert.equal((await p.api.get(`/transactions?accountIdentifier=${encodeURIComponent(destination)}`)).body.totalCount, 5);
-    assert.equal((await p.api.get(`/transactions?receiverAccountIdentifier=${encodeURIComponent(destination)}&type=OUTGOING`)).body.totalCount, 5);
-    assert.equal((await p.api.get(`/transactions?senderAccountIdentifier=${encodeURIComponent(destination)}`)).body.totalCount, 0);
+    const asc = await p.api.get(
+      `/transactions?${q}&sortOrder=asc&limit=2&cursor=${encodeURIComponent((await p.api.get(`/transactions?${q}&sortOrder=asc&limit=2`)).body.nextCursor)}`,
+    );
+    assert.deepEqual(
+      asc.body.data.map((t: any) => t.id),
+      [ids[2], ids[3]],
+    );
+    assert.equal(
+      (await p.api.get(`/transactions?accountIdentifier=${encodeURIComponent(destination)}`)).body.totalCount,
+      5,
+    );
+    assert.equal(
+      (await p.api.get(`/transactions?receiverAccountIdentifier=${encodeURIComponent(destination)}&type=OUTGOING`)).body
+        .totalCount,
+      5,
+    );
+    assert.equal(
+      (await p.api.get(`/transactions?senderAccountIdentifier=${encodeURIComponent(destination)}`)).body.totalCount,
+      0,
+    );
     const first = (await p.api.get(`/transactions/${ids[0]}`)).body;
-    assert.equal((await p.api.get(`/transactions?${q}&startDate=${first.createdAt}&endDate=${first.createdAt}`)).body.data.some((t: any) => t.id === ids[0]), true);
+    assert.equal(
+      (await p.api.get(`/transactions?${q}&startDate=${first.createdAt}&endDate=${first.createdAt}`)).body.data.some(
+        (t: any) => t.id === ids[0],
+      ),
+      true,
+    );
     assert.equal((await p.api.get(`/transactions?${q}&status=PENDING`)).body.totalCount, 5);
     assert.equal((await p.api.get(`/transactions?status=BOGUS`)).status, 400);
-    assert.equal((await p.api.get('/transactions/Transaction:00000000-0000-7000-8000-000000000000')).body.code, 'TRANSACTION_NOT_FOUND');
+    assert.equal(
+      (await p.api.get('/transactions/Transaction:00000000-0000-7000-8000-000000000000')).body.code,
+      'TRANSACTION_NOT_FOUND',
+    );
   });
 });

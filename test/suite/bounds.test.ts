@@ -7,15 +7,24 @@ import { describe, it } from '../helpers/node-test.ts';
 import { PROCESS_TIMEOUT_MS } from '../helpers/processes.ts';
 
 /** Runs one fixture file the way scripts/test.mjs runs the suite, with the bounds given. */
-function runFixture(file: string, env: Record<string, string>, fileTimeoutMs: number): Promise<{ code: number; output: string; ms: number }> {
+function runFixture(
+  file: string,
+  env: Record<string, string>,
+  fileTimeoutMs: number,
+): Promise<{ code: number; output: string; ms: number }> {
   const started = Date.now();
   const args = ['--import', 'tsx', '--test', `--test-timeout=${fileTimeoutMs}`, `test/fixtures/suite/${file}`];
   // NODE_TEST_CONTEXT tells node a test file started it, and makes it refuse to run files of its own.
   const { NODE_TEST_CONTEXT: _inner, ...outer } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { env: { ...outer, ...env }, timeout: fileTimeoutMs + PROCESS_TIMEOUT_MS, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr, ms: Date.now() - started });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { env: { ...outer, ...env }, timeout: fileTimeoutMs + PROCESS_TIMEOUT_MS, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr, ms: Date.now() - started });
+      },
+    );
   });
 }
 
@@ -34,7 +43,11 @@ describe('the suite cannot hang', () => {
     assert.notEqual(result.code, 0, result.output);
     assert.match(result.output, /not ok \d+ - hangs on purpose[\s\S]*?test timed out after 1500ms/, result.output);
     assert.match(result.output, /\nok \d+ - runs after the hang/, result.output);
-    assert.match(result.output, /not ok \d+ - a suite whose hook hangs[\s\S]*?failed running before hook/, result.output);
+    assert.match(
+      result.output,
+      /not ok \d+ - a suite whose hook hangs[\s\S]*?failed running before hook/,
+      result.output,
+    );
   });
 
   it('a server a test forgot to stop is stopped when its file ends, and the file exits', async () => {

@@ -3,8 +3,20 @@ import assert from 'node:assert/strict';
 import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { startReceiver, type Receiver } from './helpers.ts';
 
-const usd = { currencyCode: 'USD', minAmount: 100, maxAmount: 1_000_000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] };
-const eur = { currencyCode: 'EUR', minAmount: 1, maxAmount: 500_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
+const usd = {
+  currencyCode: 'USD',
+  minAmount: 100,
+  maxAmount: 1_000_000,
+  requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+  enabledTransactionTypes: ['OUTGOING'],
+};
+const eur = {
+  currencyCode: 'EUR',
+  minAmount: 1,
+  maxAmount: 500_000,
+  requiredCounterpartyFields: [],
+  enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+};
 
 describe('platform configuration', () => {
   let server: TestServer;
@@ -21,7 +33,7 @@ describe('platform configuration', () => {
   });
   const drain = () => server.app.services.worker.drain({ platformId: p.platformId });
 
-  it('GET /config shows the configuration and this environment\'s verification keys', async () => {
+  it("GET /config shows the configuration and this environment's verification keys", async () => {
     const res = await p.api.get('/config');
     assert.equal(res.status, 200);
     const c = res.body;
@@ -30,7 +42,13 @@ describe('platform configuration', () => {
     assert.equal(c.isRegulatedFinancialInstitution, false);
     assert.equal(c.webhookEnvelope, 'LEGACY');
     assert.equal(c.webhookEndpointFailingSince, null);
-    assert.deepEqual(c.supportedCurrencies[0], { currencyCode: 'USD', minAmount: 1, maxAmount: 100_000_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] });
+    assert.deepEqual(c.supportedCurrencies[0], {
+      currencyCode: 'USD',
+      minAmount: 1,
+      maxAmount: 100_000_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+    });
     assert.match(c.webhookPublicKey, /^-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/);
     assert.match(c.webhookStandardPublicKey, /^whpk_[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual((await p.api.get('/config')).body.webhookPublicKey, c.webhookPublicKey, 'keys are stable');
@@ -38,7 +56,11 @@ describe('platform configuration', () => {
     assert.notEqual(prod.webhookPublicKey, c.webhookPublicKey, 'one key per environment');
     assert.notEqual(prod.id, c.id);
     // Private keys are never stored in clear.
-    const rows = await server.app.store.db.selectFrom('webhook_keys').selectAll().where('platform_id', '=', p.platformId).execute();
+    const rows = await server.app.store.db
+      .selectFrom('webhook_keys')
+      .selectAll()
+      .where('platform_id', '=', p.platformId)
+      .execute();
     assert.equal(rows.length, 4);
     for (const row of rows) assert.doesNotMatch(row.sealed_private_key, /PRIVATE KEY|^MC4CAQ|^MIGHAgEA/);
   });
@@ -66,11 +88,23 @@ describe('platform configuration', () => {
       [{ supportedCurrencies: [usd, usd] }, 'supportedCurrencies.1.currencyCode', 'api'],
       [{ supportedCurrencies: [{ ...usd, minAmount: 10, maxAmount: 5 }] }, 'supportedCurrencies.0.minAmount', 'api'],
       [{ supportedCurrencies: [{ ...usd, minAmount: -1 }] }, 'supportedCurrencies.0.minAmount', 'api'],
-      [{ supportedCurrencies: [{ ...usd, enabledTransactionTypes: ['SIDEWAYS'] }] }, 'supportedCurrencies.0.enabledTransactionTypes.0', 'api'],
-      [{ supportedCurrencies: [{ ...usd, requiredCounterpartyFields: [{ name: 'SHOE_SIZE', mandatory: true }] }] }, 'supportedCurrencies.0.requiredCounterpartyFields.0.name', 'api'],
+      [
+        { supportedCurrencies: [{ ...usd, enabledTransactionTypes: ['SIDEWAYS'] }] },
+        'supportedCurrencies.0.enabledTransactionTypes.0',
+        'api',
+      ],
+      [
+        { supportedCurrencies: [{ ...usd, requiredCounterpartyFields: [{ name: 'SHOE_SIZE', mandatory: true }] }] },
+        'supportedCurrencies.0.requiredCounterpartyFields.0.name',
+        'api',
+      ],
       [{ isRegulatedFinancialInstitution: true }, 'isRegulatedFinancialInstitution', 'api'],
       // Valid endpoint, invalid currency: all or nothing.
-      [{ webhookEndpoint: 'https://example.com/x', supportedCurrencies: [usd, usd] }, 'supportedCurrencies.1.currencyCode', 'api'],
+      [
+        { webhookEndpoint: 'https://example.com/x', supportedCurrencies: [usd, usd] },
+        'supportedCurrencies.1.currencyCode',
+        'api',
+      ],
     ];
     for (const [body, field, who] of cases) {
       const res = await p[who].patch('/config', body);
@@ -85,7 +119,11 @@ describe('platform configuration', () => {
   });
 
   it('sends one TEST to a new endpoint after the change commits, none for the same URL or for null', async () => {
-    const res = await p.api.patch('/config', { webhookEndpoint: r.url, umaDomain: 'Pay.Example.com', webhookEnvelope: 'CURRENT' });
+    const res = await p.api.patch('/config', {
+      webhookEndpoint: r.url,
+      umaDomain: 'Pay.Example.com',
+      webhookEnvelope: 'CURRENT',
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.webhookEndpoint, r.url);
     assert.equal(res.body.umaDomain, 'pay.example.com');
@@ -118,7 +156,9 @@ describe('platform configuration', () => {
     assert.deepEqual(only.body.supportedCurrencies, [usd]);
     const alice = (await q.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'alice' })).body;
     const accountsOf = async (customerId: string) =>
-      (await q.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body.data.map((a: any) => a.balance.currency.code).sort();
+      (await q.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body.data
+        .map((a: any) => a.balance.currency.code)
+        .sort();
     assert.deepEqual(await accountsOf(alice.id), ['USD']);
 
     const both = await q.api.patch('/config', { supportedCurrencies: [usd, eur] });

@@ -1,6 +1,13 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, createTestDatabase, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import {
+  client,
+  createTestDatabase,
+  engine,
+  startServer,
+  type TestPlatform,
+  type TestServer,
+} from '../helpers/harness.ts';
 import { claimJobs, renewLease } from '../../src/jobs/queue.ts';
 import { answer, loadDocsVerifier, record, startReceiver, type Receiver, type VerifyWebhook } from './helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -33,7 +40,10 @@ describe('webhook delivery', () => {
   /** A platform whose sandbox sends to `r`; the TEST that the new endpoint triggers is consumed. */
   async function platformFor(r: Receiver, envelope?: 'LEGACY' | 'CURRENT'): Promise<TestPlatform> {
     const p = await server.platform();
-    const patched = await p.api.patch('/config', { webhookEndpoint: r.url, ...(envelope ? { webhookEnvelope: envelope } : {}) });
+    const patched = await p.api.patch('/config', {
+      webhookEndpoint: r.url,
+      ...(envelope ? { webhookEnvelope: envelope } : {}),
+    });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     await drain(p);
     assert.equal(r.received.at(-1)?.body.type, 'TEST');
@@ -42,10 +52,11 @@ describe('webhook delivery', () => {
   }
 
   const drain = (p: TestPlatform) => server.app.services.worker.drain({ platformId: p.platformId });
-  const advance = async (p: TestPlatform, seconds: number) => assert.equal((await p.api.post('/sandbox/clock/advance', { seconds })).status, 200);
+  const advance = async (p: TestPlatform, seconds: number) =>
+    assert.equal((await p.api.post('/sandbox/clock/advance', { seconds })).status, 200);
   const event = async (p: TestPlatform, id: string) => (await p.api.get(`/webhook-events/${id}`)).body;
 
-  it('delivers each object\'s events in order, signed so that the keys from GET /config verify them', async () => {
+  it("delivers each object's events in order, signed so that the keys from GET /config verify them", async () => {
     // The first delivery of object A fails once; A's second event must wait for it.
     let failedOnce = false;
     const r = await receiver((_n, got, res) => {
@@ -58,13 +69,23 @@ describe('webhook delivery', () => {
     const p = await platformFor(r);
     const a1 = await record(server, p.platformId, 'OUTGOING_PAYMENT.PENDING', 'A', { id: 'A', status: 'PENDING' });
     const b1 = await record(server, p.platformId, 'OUTGOING_PAYMENT.PENDING', 'B', { id: 'B', status: 'PENDING' });
-    const a2 = await record(server, p.platformId, 'OUTGOING_PAYMENT.PROCESSING', 'A', { id: 'A', status: 'PROCESSING' });
+    const a2 = await record(server, p.platformId, 'OUTGOING_PAYMENT.PROCESSING', 'A', {
+      id: 'A',
+      status: 'PROCESSING',
+    });
     const b2 = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'B', { id: 'B', status: 'COMPLETED' });
     await drain(p);
-    assert.deepEqual(r.received.map((x) => x.body.id), [a1, b1, b2], 'A2 waits behind the failed A1; B is not held up');
+    assert.deepEqual(
+      r.received.map((x) => x.body.id),
+      [a1, b1, b2],
+      'A2 waits behind the failed A1; B is not held up',
+    );
     await advance(p, 5);
     await advance(p, 1);
-    assert.deepEqual(r.received.map((x) => x.body.id), [a1, b1, b2, a1, a2]);
+    assert.deepEqual(
+      r.received.map((x) => x.body.id),
+      [a1, b1, b2, a1, a2],
+    );
     const a2event = await event(p, a2);
     assert.equal(a2event.deliveryState, 'DELIVERED');
     assert.equal(a2event.attempts.length, 1, 'waiting is not an attempt');
@@ -80,7 +101,12 @@ describe('webhook delivery', () => {
       assert.ok(!verifyWebhook(changed, got.headers, keys), 'a changed byte fails');
     }
     // LEGACY by default.
-    assert.deepEqual(r.received.at(-1)!.body, { id: a2, type: 'OUTGOING_PAYMENT', timestamp: r.received.at(-1)!.body.timestamp, transaction: { id: 'A', status: 'PROCESSING' } });
+    assert.deepEqual(r.received.at(-1)!.body, {
+      id: a2,
+      type: 'OUTGOING_PAYMENT',
+      timestamp: r.received.at(-1)!.body.timestamp,
+      transaction: { id: 'A', status: 'PROCESSING' },
+    });
     // Another platform's key does not verify this platform's deliveries.
     const other = (await (await server.platform()).api.get('/config')).body;
     assert.ok(!verifyWebhook(r.received[0]!.raw, r.received[0]!.headers, other));
@@ -89,10 +115,18 @@ describe('webhook delivery', () => {
   it('sends the CURRENT envelope when the platform asks for it', async () => {
     const r = await receiver();
     const p = await platformFor(r, 'CURRENT');
-    const id = await record(server, p.platformId, 'CUSTOMER.KYC_APPROVED', 'Customer:1', { id: 'Customer:1', kycStatus: 'APPROVED' });
+    const id = await record(server, p.platformId, 'CUSTOMER.KYC_APPROVED', 'Customer:1', {
+      id: 'Customer:1',
+      kycStatus: 'APPROVED',
+    });
     await drain(p);
     const body = r.received[0]!.body;
-    assert.deepEqual(body, { id, type: 'CUSTOMER.KYC_APPROVED', timestamp: body.timestamp, data: { id: 'Customer:1', kycStatus: 'APPROVED' } });
+    assert.deepEqual(body, {
+      id,
+      type: 'CUSTOMER.KYC_APPROVED',
+      timestamp: body.timestamp,
+      data: { id: 'Customer:1', kycStatus: 'APPROVED' },
+    });
     const scopeNow = Date.parse((await p.api.get('/sandbox/clock')).body.now);
     assert.ok(Math.abs(Date.parse(body.timestamp) - scopeNow) < 5000, 'timestamp is the send time');
   });
@@ -100,7 +134,9 @@ describe('webhook delivery', () => {
   it('retries a failing receiver exactly when the backoff says, with the same id, until it answers 2xx', async () => {
     const r = await receiver((n, _got, res) => res.writeHead(n < 4 ? 500 : 200).end(n < 4 ? 'down' : 'ok'));
     const p = await platformFor(r);
-    const id = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'Transaction:retry', { id: 'Transaction:retry' });
+    const id = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'Transaction:retry', {
+      id: 'Transaction:retry',
+    });
     await drain(p);
     assert.equal(r.received.length, 1);
     // With jitter one half the waits are 5, 10, 20 and 40 seconds.
@@ -120,10 +156,20 @@ describe('webhook delivery', () => {
     assert.ok(r.received.every((x) => x.body.id === id));
     const e = await event(p, id);
     assert.equal(e.deliveryState, 'DELIVERED');
-    assert.deepEqual(e.attempts.map((a: any) => a.responseStatus), [500, 500, 500, 500, 200]);
-    assert.deepEqual(e.attempts.map((a: any) => a.attempt), [1, 2, 3, 4, 5]);
-    const gaps = e.attempts.slice(1).map((a: any, i: number) => Date.parse(a.startedAt) - Date.parse(e.attempts[i].startedAt));
-    gaps.forEach((gap: number, i: number) => assert.ok(Math.abs(gap - [5000, 10000, 20000, 40000][i]!) < 1000, `gap ${i}: ${gap}`));
+    assert.deepEqual(
+      e.attempts.map((a: any) => a.responseStatus),
+      [500, 500, 500, 500, 200],
+    );
+    assert.deepEqual(
+      e.attempts.map((a: any) => a.attempt),
+      [1, 2, 3, 4, 5],
+    );
+    const gaps = e.attempts
+      .slice(1)
+      .map((a: any, i: number) => Date.parse(a.startedAt) - Date.parse(e.attempts[i].startedAt));
+    gaps.forEach((gap: number, i: number) =>
+      assert.ok(Math.abs(gap - [5000, 10000, 20000, 40000][i]!) < 1000, `gap ${i}: ${gap}`),
+    );
     assert.equal(e.attempts[0].responseBody, 'down');
   });
 
@@ -174,7 +220,10 @@ describe('webhook delivery', () => {
     const big = await record(server, c.platformId, 'OUTGOING_PAYMENT.PENDING', 'Transaction:big', {});
     await drain(c);
     const kept = (await event(c, big)).attempts[0].responseBody as string;
-    assert.ok(Buffer.byteLength(kept) <= 1024 + 3 && kept.length <= 1024 && kept.startsWith('éé'), `kept ${kept.length}`);
+    assert.ok(
+      Buffer.byteLength(kept) <= 1024 + 3 && kept.length <= 1024 && kept.startsWith('éé'),
+      `kept ${kept.length}`,
+    );
   });
 
   it('marks events NO_ENDPOINT when there is no endpoint, and reports an endpoint that fails for 7 days', async () => {
@@ -192,7 +241,11 @@ describe('webhook delivery', () => {
     await advance(q, 8 * 24 * 3600);
     assert.equal((await event(q, doomed)).deliveryState, 'FAILED');
     const failed = (await q.api.get('/webhook-events?deliveryState=FAILED')).body;
-    assert.deepEqual(failed.data.map((x: any) => x.type), ['OUTGOING_PAYMENT.PENDING', 'TEST'], 'the TEST to this endpoint failed too (once, not retried)');
+    assert.deepEqual(
+      failed.data.map((x: any) => x.type),
+      ['OUTGOING_PAYMENT.PENDING', 'TEST'],
+      'the TEST to this endpoint failed too (once, not retried)',
+    );
     assert.equal(failed.data[0].id, doomed);
     const config = (await q.api.get('/config')).body;
     assert.ok(config.webhookEndpointFailingSince, 'the failing endpoint is reported');
@@ -225,7 +278,11 @@ describe('webhook delivery across restarts and processes', () => {
       const deliveries = r.received.filter((x) => x.body.id === id);
       assert.equal(deliveries.length, 2);
       assert.equal((await api.get(`/webhook-events/${id}`)).body.deliveryState, 'DELIVERED');
-      assert.deepEqual((await api.get('/config')).body.webhookPublicKey, keys.webhookPublicKey, 'the keys survive the restart');
+      assert.deepEqual(
+        (await api.get('/config')).body.webhookPublicKey,
+        keys.webhookPublicKey,
+        'the keys survive the restart',
+      );
       const verify = await loadDocsVerifier();
       assert.ok(verify(deliveries[1]!.raw, deliveries[1]!.headers, keys));
       await advance30Min(api);
@@ -237,7 +294,9 @@ describe('webhook delivery across restarts and processes', () => {
     }
   });
 
-  it('two servers on one PostgreSQL database make each attempt once', { skip: engine === 'sqlite' ? 'SQLite is one server process by design; several processes need PostgreSQL' : false }, async () => {
+  it('two servers on one PostgreSQL database make each attempt once', {
+    skip: engine === 'sqlite' ? 'SQLite is one server process by design; several processes need PostgreSQL' : false,
+  }, async () => {
     const database = await createTestDatabase();
     const r = await startReceiver((_n, _g, res) => setTimeout(() => res.writeHead(200).end(), 5));
     const env = { JOB_POLL_MS: '10', WEBHOOK_TIMEOUT_MS: '2000' };
@@ -247,14 +306,21 @@ describe('webhook delivery across restarts and processes', () => {
       const p = await a.platform();
       await p.api.patch('/config', { webhookEndpoint: r.url });
       const ids: string[] = [];
-      for (let i = 0; i < 40; i++) ids.push(await record(i % 2 ? a : b, p.platformId, 'OUTGOING_PAYMENT.PENDING', `Transaction:${i % 7}`, { i }));
+      for (let i = 0; i < 40; i++)
+        ids.push(await record(i % 2 ? a : b, p.platformId, 'OUTGOING_PAYMENT.PENDING', `Transaction:${i % 7}`, { i }));
       await waitFor(() => new Set(r.received.map((x) => x.body.id)).size >= 41, 'all 41 deliveries to arrive');
       await new Promise((res) => setTimeout(res, 300));
       const counts = new Map<string, number>();
       for (const x of r.received) counts.set(x.body.id, (counts.get(x.body.id) ?? 0) + 1);
       assert.equal(counts.size, 41, 'every event and the TEST arrived');
-      assert.ok([...counts.values()].every((n) => n === 1), 'none twice');
-      const attempts = await a.app.store.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      assert.ok(
+        [...counts.values()].every((n) => n === 1),
+        'none twice',
+      );
+      const attempts = await a.app.store.db
+        .selectFrom('webhook_attempts')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(attempts.n), 41);
       await b.close();
       await a.close();
@@ -276,7 +342,11 @@ describe('leases over a delivery', () => {
     try {
       const p = await server.platform();
       const { store } = server.app;
-      await store.db.updateTable('platform_configs').set({ webhook_endpoint: r.url }).where('platform_id', '=', p.platformId).execute();
+      await store.db
+        .updateTable('platform_configs')
+        .set({ webhook_endpoint: r.url })
+        .where('platform_id', '=', p.platformId)
+        .execute();
       await record(server, p.platformId, 'OUTGOING_PAYMENT.PENDING', 'Transaction:lease', {});
       const now = Date.now();
       const [mine] = await claimJobs(store, now, 10, 10, { platformId: p.platformId });

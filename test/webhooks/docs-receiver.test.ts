@@ -19,7 +19,10 @@ describe('the receiver snippet in README.md', () => {
     const verifyWebhook = await loadDocsVerifier();
     const p = await server.platform();
     await p.api.patch('/config', { webhookEndpoint: r.url });
-    await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'Transaction:doc', { id: 'Transaction:doc', status: 'COMPLETED' });
+    await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'Transaction:doc', {
+      id: 'Transaction:doc',
+      status: 'COMPLETED',
+    });
     // In the sandbox the receiver's check still works after the sandbox clock moves: the header is real time.
     await p.api.post('/sandbox/clock/advance', { seconds: 3600 });
     await server.app.services.worker.drain({ platformId: p.platformId });
@@ -33,11 +36,22 @@ describe('the receiver snippet in README.md', () => {
     const sent = Number(got.headers['webhook-timestamp']);
     assert.equal(verifyWebhook(got.raw, got.headers, keys, sent + 299), true);
     assert.equal(verifyWebhook(got.raw, got.headers, keys, sent + 301), false, 'older than 5 minutes');
-    assert.equal(verifyWebhook(got.raw, { ...got.headers, 'webhook-timestamp': String(sent + 1) }, keys, sent), false, 'the timestamp is signed');
-    assert.equal(verifyWebhook(got.raw, { ...got.headers, 'webhook-id': 'Webhook:other' }, keys), false, 'the id is signed');
+    assert.equal(
+      verifyWebhook(got.raw, { ...got.headers, 'webhook-timestamp': String(sent + 1) }, keys, sent),
+      false,
+      'the timestamp is signed',
+    );
+    assert.equal(
+      verifyWebhook(got.raw, { ...got.headers, 'webhook-id': 'Webhook:other' }, keys),
+      false,
+      'the id is signed',
+    );
     assert.equal(verifyWebhook(got.raw, { ...got.headers, 'x-grid-signature': '{"v":"2","s":""}' }, keys), false);
     const other = (await (await server.platform()).api.get('/config')).body;
     assert.equal(verifyWebhook(got.raw, got.headers, other), false);
-    assert.equal(verifyWebhook(got.raw, got.headers, { ...keys, webhookStandardPublicKey: other.webhookStandardPublicKey }), false);
+    assert.equal(
+      verifyWebhook(got.raw, got.headers, { ...keys, webhookStandardPublicKey: other.webhookStandardPublicKey }),
+      false,
+    );
   });
 });

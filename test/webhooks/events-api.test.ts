@@ -26,21 +26,34 @@ describe('delivery log, redelivery and the test webhook', () => {
   it('lists events newest first with filters and pages, gets one with its attempts, scoped to the caller', async () => {
     await p.api.patch('/config', { webhookEndpoint: r.url });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await record(server, p.platformId, i % 2 ? 'OUTGOING_PAYMENT.PENDING' : 'INVITATION.CLAIMED', `Obj:${i % 2}`, { i }));
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        await record(server, p.platformId, i % 2 ? 'OUTGOING_PAYMENT.PENDING' : 'INVITATION.CLAIMED', `Obj:${i % 2}`, {
+          i,
+        }),
+      );
     await drain();
 
     const page1 = await p.api.get('/webhook-events?limit=3');
     assert.equal(page1.status, 200);
     assert.equal(page1.body.totalCount, 6, 'five events and the TEST');
-    assert.deepEqual(page1.body.data.map((e: any) => e.id), ids.slice(2).reverse());
+    assert.deepEqual(
+      page1.body.data.map((e: any) => e.id),
+      ids.slice(2).reverse(),
+    );
     assert.ok(page1.body.hasMore);
     const page2 = await p.api.get(`/webhook-events?limit=3&cursor=${page1.body.nextCursor}`);
     assert.equal(page2.body.data.length, 3);
     assert.equal(page2.body.hasMore, false);
     assert.equal(page2.body.nextCursor, undefined);
 
-    const outgoing = await p.api.get('/webhook-events?type=OUTGOING_PAYMENT.PENDING&objectId=Obj:1&deliveryState=DELIVERED');
-    assert.deepEqual(outgoing.body.data.map((e: any) => e.id), [ids[3], ids[1]]);
+    const outgoing = await p.api.get(
+      '/webhook-events?type=OUTGOING_PAYMENT.PENDING&objectId=Obj:1&deliveryState=DELIVERED',
+    );
+    assert.deepEqual(
+      outgoing.body.data.map((e: any) => e.id),
+      [ids[3], ids[1]],
+    );
     assert.equal((await p.api.get('/webhook-events?deliveryState=FAILED')).body.totalCount, 0);
     assert.equal((await p.api.get('/webhook-events?deliveryState=LOST')).status, 400);
     assert.equal((await p.api.get('/webhook-events?cursor=garbage')).status, 400);
@@ -68,7 +81,9 @@ describe('delivery log, redelivery and the test webhook', () => {
   });
 
   it('redelivers a delivered event with the same id, as a new run', async () => {
-    const id = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'Transaction:again', { status: 'COMPLETED' });
+    const id = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'Transaction:again', {
+      status: 'COMPLETED',
+    });
     await drain();
     const before = r.received.length;
     const res = await p.api.post(`/webhook-events/${id}/redeliver`);
@@ -77,12 +92,21 @@ describe('delivery log, redelivery and the test webhook', () => {
     assert.equal(res.body.deliveryState, 'PENDING');
     // Redelivery kicks the background worker, so either it or this drain makes the attempt.
     await drain();
-    await waitFor(async () => (await p.api.get(`/webhook-events/${id}`)).body.deliveryState === 'DELIVERED', 'the redelivery');
+    await waitFor(
+      async () => (await p.api.get(`/webhook-events/${id}`)).body.deliveryState === 'DELIVERED',
+      'the redelivery',
+    );
     assert.equal(r.received.length, before + 1);
     assert.equal(r.received.at(-1)!.body.id, id, 'the receiver can dedupe on the id');
     const e = (await p.api.get(`/webhook-events/${id}`)).body;
     assert.equal(e.deliveryState, 'DELIVERED');
-    assert.deepEqual(e.attempts.map((a: any) => [a.run, a.attempt]), [[1, 1], [2, 1]]);
+    assert.deepEqual(
+      e.attempts.map((a: any) => [a.run, a.attempt]),
+      [
+        [1, 1],
+        [2, 1],
+      ],
+    );
   });
 
   it('redelivering a failing event drops the retries of the earlier run', async () => {
@@ -100,7 +124,14 @@ describe('delivery log, redelivery and the test webhook', () => {
     // Both runs had a retry queued; only the current run's retry may go out.
     await q.api.post('/sandbox/clock/advance', { seconds: 10 });
     const e = (await q.api.get(`/webhook-events/${id}`)).body;
-    assert.deepEqual(e.attempts.map((a: any) => [a.run, a.attempt]), [[1, 1], [2, 1], [2, 2]]);
+    assert.deepEqual(
+      e.attempts.map((a: any) => [a.run, a.attempt]),
+      [
+        [1, 1],
+        [2, 1],
+        [2, 2],
+      ],
+    );
   });
 
   it('POST /webhooks/test and /sandbox/webhooks/test deliver at once, to the endpoint or to a given url', async () => {
@@ -133,7 +164,11 @@ describe('delivery log, redelivery and the test webhook', () => {
     const bad = await q.api.post('/webhooks/test', { url: 'nope' });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.details.field, 'url');
-    assert.equal((await q.prod.post('/webhooks/test', { url: 'http://127.0.0.1:1/x' })).body.details.field, 'url', 'https in production');
+    assert.equal(
+      (await q.prod.post('/webhooks/test', { url: 'http://127.0.0.1:1/x' })).body.details.field,
+      'url',
+      'https in production',
+    );
     assert.equal((await q.prod.post('/sandbox/webhooks/test', { url: 'https://127.0.0.1:1/x' })).status, 403);
 
     const refused = await startReceiver();

@@ -26,9 +26,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export const answer = (status: number, body = '', headers: Record<string, string> = {}): Responder => (_n, _r, res) => {
-  res.writeHead(status, headers).end(body);
-};
+export const answer =
+  (status: number, body = '', headers: Record<string, string> = {}): Responder =>
+  (_n, _r, res) => {
+    res.writeHead(status, headers).end(body);
+  };
 
 /** A real HTTP receiver on 127.0.0.1 and a port of its own. */
 export async function startReceiver(respond: Responder = answer(200, 'ok')): Promise<Receiver> {
@@ -59,7 +61,12 @@ export async function startReceiver(respond: Responder = answer(200, 'ok')): Pro
   return receiver;
 }
 
-export type VerifyWebhook = (raw: Buffer, headers: IncomingHttpHeaders, keys: { webhookPublicKey: string; webhookStandardPublicKey: string }, nowSeconds?: number) => boolean;
+export type VerifyWebhook = (
+  raw: Buffer,
+  headers: IncomingHttpHeaders,
+  keys: { webhookPublicKey: string; webhookStandardPublicKey: string },
+  nowSeconds?: number,
+) => boolean;
 
 /** The receiver snippet of docs/webhooks.md, loaded as it is written there, so the docs cannot rot. */
 export async function loadDocsVerifier(): Promise<VerifyWebhook> {
@@ -73,7 +80,14 @@ export async function loadDocsVerifier(): Promise<VerifyWebhook> {
 }
 
 /** Records an event the way business code does: recordEvent inside a store transaction. */
-export async function record(server: TestServer, platformId: string, type: string, objectId: string, data: unknown, environment: 'sandbox' | 'production' = 'sandbox'): Promise<string> {
+export async function record(
+  server: TestServer,
+  platformId: string,
+  type: string,
+  objectId: string,
+  data: unknown,
+  environment: 'sandbox' | 'production' = 'sandbox',
+): Promise<string> {
   const ctx = server.app.services.ctx;
   const scope = await loadScope(ctx, platformId, environment);
   return server.app.store.tx((trx) => recordEvent(trx, scope, { type, objectId, data }, nowMs(ctx, scope)));

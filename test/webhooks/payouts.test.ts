@@ -37,7 +37,8 @@ describe('webhooks of real payouts', () => {
   const drain = (p: TestPlatform) => server.app.services.worker.drain({ platformId: p.platformId });
 
   /** The deliveries about one transaction, as `TYPE status` (legacy) or `OBJECT.EVENT status` (current). */
-  const about = (r: Receiver, id: string) => r.received.filter((g) => (g.body.transaction ?? g.body.data)?.id === id).map(summary);
+  const about = (r: Receiver, id: string) =>
+    r.received.filter((g) => (g.body.transaction ?? g.body.data)?.id === id).map(summary);
 
   async function executeQuoteTo(p: TestPlatform, tail: string): Promise<{ transactionId: string; customerId: string }> {
     const payer = await fundedCustomer(p, 'USD', 100_000);
@@ -61,7 +62,11 @@ describe('webhooks of real payouts', () => {
       await drain(p);
       const expected =
         envelope === 'CURRENT'
-          ? ['OUTGOING_PAYMENT.PENDING PENDING', 'OUTGOING_PAYMENT.PROCESSING PROCESSING', 'OUTGOING_PAYMENT.COMPLETED COMPLETED']
+          ? [
+              'OUTGOING_PAYMENT.PENDING PENDING',
+              'OUTGOING_PAYMENT.PROCESSING PROCESSING',
+              'OUTGOING_PAYMENT.COMPLETED COMPLETED',
+            ]
           : ['OUTGOING_PAYMENT PENDING', 'OUTGOING_PAYMENT PROCESSING', 'OUTGOING_PAYMENT COMPLETED'];
       assert.deepEqual(about(r, transactionId), expected);
       const completed = r.received.at(-1)!.body;
@@ -76,8 +81,18 @@ describe('webhooks of real payouts', () => {
       await drain(p);
       const expected =
         envelope === 'CURRENT'
-          ? ['OUTGOING_PAYMENT.PENDING PENDING', 'OUTGOING_PAYMENT.PROCESSING PROCESSING', 'OUTGOING_PAYMENT.FAILED FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED']
-          : ['OUTGOING_PAYMENT PENDING', 'OUTGOING_PAYMENT PROCESSING', 'OUTGOING_PAYMENT FAILED', 'OUTGOING_PAYMENT FAILED'];
+          ? [
+              'OUTGOING_PAYMENT.PENDING PENDING',
+              'OUTGOING_PAYMENT.PROCESSING PROCESSING',
+              'OUTGOING_PAYMENT.FAILED FAILED',
+              'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED',
+            ]
+          : [
+              'OUTGOING_PAYMENT PENDING',
+              'OUTGOING_PAYMENT PROCESSING',
+              'OUTGOING_PAYMENT FAILED',
+              'OUTGOING_PAYMENT FAILED',
+            ];
       assert.deepEqual(about(r, transactionId), expected);
       const [failed, refunded] = r.received.slice(-2).map((g) => g.body.transaction ?? g.body.data);
       assert.equal(failed.failureReason, 'COUNTERPARTY_POST_TX_FAILED');
@@ -91,11 +106,19 @@ describe('webhooks of real payouts', () => {
     const { p, r } = await platformWithReceiver('CURRENT');
     const payer = await fundedCustomer(p, 'USD', 50_000);
     const destination = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '000');
-    const res = await p.api.post('/transfer-out', { source: { accountId: payer.accountId }, destination: { accountId: destination }, amount: 20_000 });
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId: payer.accountId },
+      destination: { accountId: destination },
+      amount: 20_000,
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.deepEqual(r.received, [], 'nothing leaves before the worker runs');
     await drain(p);
-    assert.deepEqual(about(r, res.body.id), ['OUTGOING_PAYMENT.PENDING PENDING', 'OUTGOING_PAYMENT.PROCESSING PROCESSING', 'OUTGOING_PAYMENT.COMPLETED COMPLETED']);
+    assert.deepEqual(about(r, res.body.id), [
+      'OUTGOING_PAYMENT.PENDING PENDING',
+      'OUTGOING_PAYMENT.PROCESSING PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED COMPLETED',
+    ]);
     assert.equal(await balance(p, payer.customerId), 30_000);
     await assertSigned(p, r.received);
   });
@@ -105,10 +128,23 @@ describe('webhooks of real payouts', () => {
     const payer = await fundedCustomer(p, 'USD', 50_000);
     const failing = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '004');
     const slow = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '005');
-    const now = await p.api.post('/transfer-out', { source: { accountId: payer.accountId }, destination: { accountId: failing }, amount: 10_000 });
-    const later = await p.api.post('/transfer-out', { source: { accountId: payer.accountId }, destination: { accountId: slow }, amount: 10_000 });
+    const now = await p.api.post('/transfer-out', {
+      source: { accountId: payer.accountId },
+      destination: { accountId: failing },
+      amount: 10_000,
+    });
+    const later = await p.api.post('/transfer-out', {
+      source: { accountId: payer.accountId },
+      destination: { accountId: slow },
+      amount: 10_000,
+    });
     await drain(p);
-    const failedTypes = ['OUTGOING_PAYMENT.PENDING PENDING', 'OUTGOING_PAYMENT.PROCESSING PROCESSING', 'OUTGOING_PAYMENT.FAILED FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED'];
+    const failedTypes = [
+      'OUTGOING_PAYMENT.PENDING PENDING',
+      'OUTGOING_PAYMENT.PROCESSING PROCESSING',
+      'OUTGOING_PAYMENT.FAILED FAILED',
+      'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED',
+    ];
     assert.deepEqual(about(r, now.body.id), failedTypes);
     assert.deepEqual(about(r, later.body.id), failedTypes.slice(0, 2), 'the 005 payment is still on its way');
     assert.equal((await p.api.post('/sandbox/clock/advance', { seconds: 30 })).status, 200);

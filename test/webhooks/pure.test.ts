@@ -2,7 +2,14 @@ import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import fc from 'fast-check';
-import { BASE_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS, RETRY_WINDOW_MS, nextRetryDelayMs, retryCapMs, retryPolicyOf } from '../../src/webhooks/schedule.ts';
+import {
+  BASE_RETRY_DELAY_MS,
+  MAX_RETRY_DELAY_MS,
+  RETRY_WINDOW_MS,
+  nextRetryDelayMs,
+  retryCapMs,
+  retryPolicyOf,
+} from '../../src/webhooks/schedule.ts';
 import { buildEnvelope } from '../../src/webhooks/envelope.ts';
 import { sealingKey, seal, unseal } from '../../src/webhooks/keys.ts';
 import { gridSignature, standardPublicKey, webhookHeaders } from '../../src/webhooks/signing.ts';
@@ -11,23 +18,40 @@ import { checkWebhookUrl } from '../../src/webhooks/url.ts';
 describe('retry schedule', () => {
   it('waits within [0, cap) with cap = min(30 min, 10 s × 2^(n−1)), never past the 7-day window', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: RETRY_WINDOW_MS }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, elapsed, r) => {
-        const cap = retryCapMs(attempt);
-        assert.equal(cap, Math.min(MAX_RETRY_DELAY_MS, BASE_RETRY_DELAY_MS * 2 ** Math.min(attempt - 1, 20)));
-        const delay = nextRetryDelayMs(attempt, elapsed, () => r);
-        if (delay === null) {
-          assert.ok(elapsed + Math.floor(r * cap) > RETRY_WINDOW_MS);
-        } else {
-          assert.ok(Number.isInteger(delay) && delay >= 0 && delay < cap && delay <= MAX_RETRY_DELAY_MS);
-          assert.ok(elapsed + delay <= RETRY_WINDOW_MS);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 0, max: RETRY_WINDOW_MS }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, elapsed, r) => {
+          const cap = retryCapMs(attempt);
+          assert.equal(cap, Math.min(MAX_RETRY_DELAY_MS, BASE_RETRY_DELAY_MS * 2 ** Math.min(attempt - 1, 20)));
+          const delay = nextRetryDelayMs(attempt, elapsed, () => r);
+          if (delay === null) {
+            assert.ok(elapsed + Math.floor(r * cap) > RETRY_WINDOW_MS);
+          } else {
+            assert.ok(Number.isInteger(delay) && delay >= 0 && delay < cap && delay <= MAX_RETRY_DELAY_MS);
+            assert.ok(elapsed + delay <= RETRY_WINDOW_MS);
+          }
+        },
+      ),
     );
   });
 
   it('caps grow monotonically to 30 minutes', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 1e6 }), (n) => retryCapMs(n) <= retryCapMs(n + 1) && retryCapMs(n + 1) <= MAX_RETRY_DELAY_MS));
-    assert.deepEqual([1, 2, 3, 4, 9, 200].map(retryCapMs), [10_000, 20_000, 40_000, 80_000, MAX_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS]);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1e6 }),
+        (n) => retryCapMs(n) <= retryCapMs(n + 1) && retryCapMs(n + 1) <= MAX_RETRY_DELAY_MS,
+      ),
+    );
+    assert.deepEqual([1, 2, 3, 4, 9, 200].map(retryCapMs), [
+      10_000,
+      20_000,
+      40_000,
+      80_000,
+      MAX_RETRY_DELAY_MS,
+      MAX_RETRY_DELAY_MS,
+    ]);
   });
 
   it('a bad random source cannot make a negative or oversized wait', () => {
@@ -39,16 +63,19 @@ describe('retry schedule', () => {
 
   it('any failing run ends within 7 days (plus one last wait) whatever the jitter', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 50 }), (rs) => {
-        let elapsed = 0;
-        for (let attempt = 1; attempt < 100_000; attempt++) {
-          const d = nextRetryDelayMs(attempt, elapsed, () => rs[attempt % rs.length]!);
-          if (d === null) return elapsed <= RETRY_WINDOW_MS;
-          elapsed += d;
-        }
-        // Only an all-zero jitter could run this long; it still never passes the window.
-        return elapsed <= RETRY_WINDOW_MS;
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 50 }),
+        (rs) => {
+          let elapsed = 0;
+          for (let attempt = 1; attempt < 100_000; attempt++) {
+            const d = nextRetryDelayMs(attempt, elapsed, () => rs[attempt % rs.length]!);
+            if (d === null) return elapsed <= RETRY_WINDOW_MS;
+            elapsed += d;
+          }
+          // Only an all-zero jitter could run this long; it still never passes the window.
+          return elapsed <= RETRY_WINDOW_MS;
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -56,7 +83,13 @@ describe('retry schedule', () => {
   it('TEST and INCOMING_PAYMENT.PENDING are sent once; everything else is retried', () => {
     assert.equal(retryPolicyOf('TEST'), 'ONCE');
     assert.equal(retryPolicyOf('INCOMING_PAYMENT.PENDING'), 'ONCE');
-    for (const t of ['INCOMING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.PENDING', 'CUSTOMER.KYC_APPROVED', 'INVITATION.CLAIMED']) assert.equal(retryPolicyOf(t), 'RETRY');
+    for (const t of [
+      'INCOMING_PAYMENT.COMPLETED',
+      'OUTGOING_PAYMENT.PENDING',
+      'CUSTOMER.KYC_APPROVED',
+      'INVITATION.CLAIMED',
+    ])
+      assert.equal(retryPolicyOf(t), 'RETRY');
   });
 });
 
@@ -64,40 +97,87 @@ describe('envelopes', () => {
   const ts = '2026-01-01T00:00:00.000Z';
   const tx = { id: 'Transaction:1', status: 'COMPLETED' };
   it('CURRENT is {id, type, timestamp, data} for every type; TEST has empty data', () => {
-    assert.deepEqual(buildEnvelope({ id: 'Webhook:1', type: 'OUTGOING_PAYMENT.COMPLETED', data: tx }, 'CURRENT', ts), { id: 'Webhook:1', type: 'OUTGOING_PAYMENT.COMPLETED', timestamp: ts, data: tx });
-    assert.deepEqual(buildEnvelope({ id: 'Webhook:2', type: 'TEST', data: { x: 1 } }, 'CURRENT', ts), { id: 'Webhook:2', type: 'TEST', timestamp: ts, data: {} });
+    assert.deepEqual(buildEnvelope({ id: 'Webhook:1', type: 'OUTGOING_PAYMENT.COMPLETED', data: tx }, 'CURRENT', ts), {
+      id: 'Webhook:1',
+      type: 'OUTGOING_PAYMENT.COMPLETED',
+      timestamp: ts,
+      data: tx,
+    });
+    assert.deepEqual(buildEnvelope({ id: 'Webhook:2', type: 'TEST', data: { x: 1 } }, 'CURRENT', ts), {
+      id: 'Webhook:2',
+      type: 'TEST',
+      timestamp: ts,
+      data: {},
+    });
   });
   it('LEGACY maps each family to the specification shape', () => {
     const env = (type: string, data: unknown) => buildEnvelope({ id: 'Webhook:1', type, data }, 'LEGACY', ts);
-    assert.deepEqual(env('OUTGOING_PAYMENT.PENDING', tx), { id: 'Webhook:1', type: 'OUTGOING_PAYMENT', timestamp: ts, transaction: tx });
-    assert.deepEqual(env('INCOMING_PAYMENT.PENDING', { ...tx, requestedReceiverCustomerInfoFields: [{ name: 'FULL_NAME', mandatory: true }] }), {
+    assert.deepEqual(env('OUTGOING_PAYMENT.PENDING', tx), {
+      id: 'Webhook:1',
+      type: 'OUTGOING_PAYMENT',
+      timestamp: ts,
+      transaction: tx,
+    });
+    assert.deepEqual(
+      env('INCOMING_PAYMENT.PENDING', {
+        ...tx,
+        requestedReceiverCustomerInfoFields: [{ name: 'FULL_NAME', mandatory: true }],
+      }),
+      {
+        id: 'Webhook:1',
+        type: 'INCOMING_PAYMENT',
+        timestamp: ts,
+        transaction: tx,
+        requestedReceiverCustomerInfoFields: [{ name: 'FULL_NAME', mandatory: true }],
+      },
+    );
+    assert.deepEqual(env('INCOMING_PAYMENT.COMPLETED', tx), {
       id: 'Webhook:1',
       type: 'INCOMING_PAYMENT',
       timestamp: ts,
       transaction: tx,
-      requestedReceiverCustomerInfoFields: [{ name: 'FULL_NAME', mandatory: true }],
     });
-    assert.deepEqual(env('INCOMING_PAYMENT.COMPLETED', tx), { id: 'Webhook:1', type: 'INCOMING_PAYMENT', timestamp: ts, transaction: tx });
-    assert.deepEqual(env('INVITATION.CLAIMED', { code: 'abc' }), { id: 'Webhook:1', type: 'INVITATION_CLAIMED', timestamp: ts, invitation: { code: 'abc' } });
-    assert.deepEqual(env('CUSTOMER.KYB_APPROVED', { id: 'Customer:1', kybStatus: 'APPROVED', platformCustomerId: 'p1', fullName: 'x' }), {
+    assert.deepEqual(env('INVITATION.CLAIMED', { code: 'abc' }), {
       id: 'Webhook:1',
-      type: 'KYC_STATUS',
+      type: 'INVITATION_CLAIMED',
       timestamp: ts,
-      customerId: 'Customer:1',
-      kycStatus: 'APPROVED',
-      platformCustomerId: 'p1',
+      invitation: { code: 'abc' },
     });
+    assert.deepEqual(
+      env('CUSTOMER.KYB_APPROVED', {
+        id: 'Customer:1',
+        kybStatus: 'APPROVED',
+        platformCustomerId: 'p1',
+        fullName: 'x',
+      }),
+      {
+        id: 'Webhook:1',
+        type: 'KYC_STATUS',
+        timestamp: ts,
+        customerId: 'Customer:1',
+        kycStatus: 'APPROVED',
+        platformCustomerId: 'p1',
+      },
+    );
     const balance = { amount: 5, currency: { code: 'USD' } };
-    assert.deepEqual(env('INTERNAL_ACCOUNT.BALANCE_UPDATED', { id: 'InternalAccount:1', balance, customerId: 'Customer:1' }), {
-      id: 'Webhook:1',
-      type: 'ACCOUNT_STATUS',
-      timestamp: ts,
-      accountId: 'InternalAccount:1',
-      newBalance: balance,
-      customerId: 'Customer:1',
-    });
+    assert.deepEqual(
+      env('INTERNAL_ACCOUNT.BALANCE_UPDATED', { id: 'InternalAccount:1', balance, customerId: 'Customer:1' }),
+      {
+        id: 'Webhook:1',
+        type: 'ACCOUNT_STATUS',
+        timestamp: ts,
+        accountId: 'InternalAccount:1',
+        newBalance: balance,
+        customerId: 'Customer:1',
+      },
+    );
     assert.deepEqual(env('TEST', {}), { id: 'Webhook:1', type: 'TEST', timestamp: ts, test: true });
-    assert.deepEqual(env('VERIFICATION.APPROVED', { id: 'Verification:1' }), { id: 'Webhook:1', type: 'VERIFICATION.APPROVED', timestamp: ts, data: { id: 'Verification:1' } });
+    assert.deepEqual(env('VERIFICATION.APPROVED', { id: 'Verification:1' }), {
+      id: 'Webhook:1',
+      type: 'VERIFICATION.APPROVED',
+      timestamp: ts,
+      data: { id: 'Verification:1' },
+    });
   });
 });
 
@@ -151,7 +231,9 @@ describe('signing and sealing', () => {
     const parts = sealed.split('.');
     const ct = Buffer.from(parts[3]!, 'base64');
     ct[0]! ^= 1;
-    assert.throws(() => unseal(key, [parts[0], parts[1], parts[2], ct.toString('base64')].join('.'), 'Platform:1|sandbox|ED25519'));
+    assert.throws(() =>
+      unseal(key, [parts[0], parts[1], parts[2], ct.toString('base64')].join('.'), 'Platform:1|sandbox|ED25519'),
+    );
   });
 });
 
@@ -166,7 +248,11 @@ describe('webhook URLs', () => {
       ['https://user:pw@example.com', 'sandbox'],
       [`https://example.com/${'a'.repeat(2100)}`, 'sandbox'],
     ] as const) {
-      assert.throws(() => checkWebhookUrl(url, env, 'webhookEndpoint'), (e: any) => e.details?.field === 'webhookEndpoint', url);
+      assert.throws(
+        () => checkWebhookUrl(url, env, 'webhookEndpoint'),
+        (e: any) => e.details?.field === 'webhookEndpoint',
+        url,
+      );
     }
   });
 });

@@ -14,29 +14,63 @@ describe('production webhooks never reach internal addresses', () => {
   after(() => server.close());
 
   it('knows the internal ranges, IPv4 and IPv6', () => {
-    for (const ip of ['127.0.0.1', '10.2.3.4', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', '::ffff:10.0.0.1']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.2.3.4',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd12::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+    ]) {
       assert.equal(isInternalAddress(ip), true, ip);
     }
-    for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8']) assert.equal(isInternalAddress(ip), false, ip);
-    for (const host of ['localhost', 'api.localhost', '[::1]', 'metadata.google.internal', '10.0.0.5']) assert.equal(isInternalHost(host), true, host);
+    for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])
+      assert.equal(isInternalAddress(ip), false, ip);
+    for (const host of ['localhost', 'api.localhost', '[::1]', 'metadata.google.internal', '10.0.0.5'])
+      assert.equal(isInternalHost(host), true, host);
     assert.equal(isInternalHost('hooks.example.com'), false);
   });
 
   it('refuses an internal endpoint in production, allows it in the sandbox', async () => {
-    for (const url of ['https://127.0.0.1/hook', 'https://10.1.2.3/hook', 'https://[::1]/hook', 'https://localhost/hook', 'https://169.254.169.254/latest/meta-data']) {
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://10.1.2.3/hook',
+      'https://[::1]/hook',
+      'https://localhost/hook',
+      'https://169.254.169.254/latest/meta-data',
+    ]) {
       const res = await p.prod.patch('/config', { webhookEndpoint: url });
       assert.equal(res.status, 400, url);
       assert.deepEqual([res.body.details.field, res.body.details.rule], ['webhookEndpoint', 'publicAddress']);
     }
     assert.equal((await p.prod.patch('/config', { webhookEndpoint: 'https://hooks.example.com/payouts' })).status, 200);
-    assert.equal((await p.api.patch('/config', { webhookEndpoint: 'http://127.0.0.1:9/hook' })).status, 200, 'the sandbox talks to your laptop');
+    assert.equal(
+      (await p.api.patch('/config', { webhookEndpoint: 'http://127.0.0.1:9/hook' })).status,
+      200,
+      'the sandbox talks to your laptop',
+    );
   });
 
   it('checks where a name resolves before each production attempt', async () => {
     const refused = await postWebhook('https://localhost:9/hook', Buffer.from('{}'), {}, 1000, Date.now, true);
     assert.equal(refused.status, null);
     assert.match(refused.error!, /internal address/);
-    const unresolvable = await postWebhook('https://no-such-host.invalid/hook', Buffer.from('{}'), {}, 1000, Date.now, true);
+    const unresolvable = await postWebhook(
+      'https://no-such-host.invalid/hook',
+      Buffer.from('{}'),
+      {},
+      1000,
+      Date.now,
+      true,
+    );
     assert.match(unresolvable.error!, /cannot resolve/);
   });
 

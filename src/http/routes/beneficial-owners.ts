@@ -1,6 +1,11 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
-import { BeneficialOwner, BeneficialOwnerCreate, BeneficialOwnerListQuery, BeneficialOwnerUpdate } from '../schemas/beneficial-owners.ts';
+import {
+  BeneficialOwner,
+  BeneficialOwnerCreate,
+  BeneficialOwnerListQuery,
+  BeneficialOwnerUpdate,
+} from '../schemas/beneficial-owners.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
@@ -9,22 +14,48 @@ export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services)
   const params = IdParam('beneficialOwnerId', 'BeneficialOwner');
   api.post('/beneficial-owners', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Add a beneficial owner to a business customer', body: BeneficialOwnerCreate, response: { 201: BeneficialOwner, ...errors(400, 401, 403, 404, 410) } },
+    schema: {
+      tags,
+      summary: 'Add a beneficial owner to a business customer',
+      body: BeneficialOwnerCreate,
+      response: { 201: BeneficialOwner, ...errors(400, 401, 403, 404, 410) },
+    },
     handler: async (req, reply) => reply.status(201).send(await beneficialOwners.create(req.principal, req.body)),
   });
   api.get('/beneficial-owners', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'List beneficial owners (oldest first)', querystring: BeneficialOwnerListQuery, response: { 200: Paginated(BeneficialOwner), ...errors(400, 401, 403) } },
-    handler: async (req) => beneficialOwners.list(req.principal, { customerId: req.query.customerId, role: req.query.role }, pageOf(req.query, 'asc')),
+    schema: {
+      tags,
+      summary: 'List beneficial owners (oldest first)',
+      querystring: BeneficialOwnerListQuery,
+      response: { 200: Paginated(BeneficialOwner), ...errors(400, 401, 403) },
+    },
+    handler: async (req) =>
+      beneficialOwners.list(
+        req.principal,
+        { customerId: req.query.customerId, role: req.query.role },
+        pageOf(req.query, 'asc'),
+      ),
   });
   api.get('/beneficial-owners/:beneficialOwnerId', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Get a beneficial owner', params, response: { 200: BeneficialOwner, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Get a beneficial owner',
+      params,
+      response: { 200: BeneficialOwner, ...errors(401, 403, 404) },
+    },
     handler: async (req) => beneficialOwners.get(req.principal, req.params.beneficialOwnerId),
   });
   api.patch('/beneficial-owners/:beneficialOwnerId', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Update a beneficial owner', params, body: BeneficialOwnerUpdate, response: { 200: BeneficialOwner, ...errors(400, 401, 403, 404, 410) } },
+    schema: {
+      tags,
+      summary: 'Update a beneficial owner',
+      params,
+      body: BeneficialOwnerUpdate,
+      response: { 200: BeneficialOwner, ...errors(400, 401, 403, 404, 410) },
+    },
     handler: async (req) => beneficialOwners.update(req.principal, req.params.beneficialOwnerId, req.body),
   });
 }

@@ -7,14 +7,19 @@ export function configRoutes(api: Http, { platformConfig }: Services): void {
   const tags = ['Platform configuration'];
   api.get('/config', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: "This environment's platform configuration, with the webhook verification keys", response: { 200: PlatformConfig, ...errors(401, 403) } },
+    schema: {
+      tags,
+      summary: "This environment's platform configuration, with the webhook verification keys",
+      response: { 200: PlatformConfig, ...errors(401, 403) },
+    },
     handler: async (req) => platformConfig.get(req.principal),
   });
   api.patch('/config', {
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: 'Update the configuration; a new webhookEndpoint gets one TEST webhook, a new currency opens its internal accounts',
+      summary:
+        'Update the configuration; a new webhookEndpoint gets one TEST webhook, a new currency opens its internal accounts',
       body: PlatformConfigUpdate,
       response: { 200: PlatformConfig, ...errors(400, 401, 403, 409) },
     },

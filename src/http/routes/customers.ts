@@ -9,12 +9,22 @@ export function customerRoutes(api: Http, { customers }: Services): void {
   const params = IdParam('customerId', 'Customer');
   api.post('/customers', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Create a customer and its internal accounts', body: CustomerCreate, response: { 201: Customer, ...errors(400, 401, 403, 409) } },
+    schema: {
+      tags,
+      summary: 'Create a customer and its internal accounts',
+      body: CustomerCreate,
+      response: { 201: Customer, ...errors(400, 401, 403, 409) },
+    },
     handler: async (req, reply) => reply.status(201).send(await customers.create(req.principal, req.body)),
   });
   api.get('/customers', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'List customers (newest first)', querystring: CustomerListQuery, response: { 200: Paginated(Customer), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: 'List customers (newest first)',
+      querystring: CustomerListQuery,
+      response: { 200: Paginated(Customer), ...errors(400, 401, 403) },
+    },
     handler: async (req) => {
       const q = req.query;
       return customers.list(
@@ -40,12 +50,23 @@ export function customerRoutes(api: Http, { customers }: Services): void {
   });
   api.patch('/customers/:customerId', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Update a customer', params, body: CustomerUpdate, response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 410) } },
+    schema: {
+      tags,
+      summary: 'Update a customer',
+      params,
+      body: CustomerUpdate,
+      response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 410) },
+    },
     handler: async (req) => customers.update(req.principal, req.params.customerId, req.body),
   });
   api.delete('/customers/:customerId', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Delete a customer (kept for the record, hidden from lists)', params, response: { 200: Customer, ...errors(401, 403, 404, 410) } },
+    schema: {
+      tags,
+      summary: 'Delete a customer (kept for the record, hidden from lists)',
+      params,
+      response: { 200: Customer, ...errors(401, 403, 404, 410) },
+    },
     handler: async (req) => customers.remove(req.principal, req.params.customerId),
   });
 }

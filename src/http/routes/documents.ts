@@ -20,8 +20,13 @@ const LIMITS = { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 10, fieldSize: 
  * client as an answer rather than a reset connection. On any failure the temp file is removed here; on
  * success the caller owns it and must discard it.
  */
-async function readUpload(req: FastifyRequest, files: DocumentFileStore, mode: 'upload' | 'replace'): Promise<DocumentUpload> {
-  if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the document as multipart/form-data', { field: 'body' });
+async function readUpload(
+  req: FastifyRequest,
+  files: DocumentFileStore,
+  mode: 'upload' | 'replace',
+): Promise<DocumentUpload> {
+  if (!req.isMultipart())
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the document as multipart/form-data', { field: 'body' });
   const raw: Record<string, string> = {};
   let received: (ReceivedFile & { fileName: string }) | undefined;
   let refusal: AppError | undefined;
@@ -29,13 +34,18 @@ async function readUpload(req: FastifyRequest, files: DocumentFileStore, mode: '
     for await (const part of req.parts()) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file' || received) {
-          refusal ??= invalidInput(part.fieldname, `${part.fieldname} is not a file field of this request; send one file as "file"`, 'unknownField');
+          refusal ??= invalidInput(
+            part.fieldname,
+            `${part.fieldname} is not a file field of this request; send one file as "file"`,
+            'unknownField',
+          );
           part.file.resume();
           continue;
         }
         received = { ...(await files.receive(part.file, SNIFF_BYTES)), fileName: cleanFileName(part.filename) };
       } else {
-        if (part.fieldname in raw) refusal ??= invalidInput(part.fieldname, `${part.fieldname} is given twice`, 'duplicate');
+        if (part.fieldname in raw)
+          refusal ??= invalidInput(part.fieldname, `${part.fieldname} is given twice`, 'duplicate');
         if (part.valueTruncated) refusal ??= invalidInput(part.fieldname, `${part.fieldname} is too long`, 'maxLength');
         raw[part.fieldname] = String(part.value);
       }
@@ -57,7 +67,11 @@ export function documentRoutes(api: Http, services: Services): void {
   const params = IdParam('documentId', 'Document');
 
   /** Runs a store step on a parsed upload and removes the temp file whatever the outcome. */
-  async function withUpload<T>(req: FastifyRequest, mode: 'upload' | 'replace', use: (upload: DocumentUpload) => Promise<T>): Promise<T> {
+  async function withUpload<T>(
+    req: FastifyRequest,
+    mode: 'upload' | 'replace',
+    use: (upload: DocumentUpload) => Promise<T>,
+  ): Promise<T> {
     const upload = await readUpload(req, documentFiles, mode);
     try {
       return await use(upload);
@@ -74,11 +88,13 @@ export function documentRoutes(api: Http, services: Services): void {
       config: { permission: 'MANAGE' },
       schema: {
         tags,
-        summary: 'Upload a document (multipart/form-data: file, documentType, country, documentHolder, side, documentNumber)',
+        summary:
+          'Upload a document (multipart/form-data: file, documentType, country, documentHolder, side, documentNumber)',
         consumes: ['multipart/form-data'],
         response: { 201: Document, ...errors(400, 401, 403, 404, 410, 413, 415) },
       },
-      handler: async (req, reply) => reply.status(201).send(await withUpload(req, 'upload', (upload) => documents.create(req.principal, upload))),
+      handler: async (req, reply) =>
+        reply.status(201).send(await withUpload(req, 'upload', (upload) => documents.create(req.principal, upload))),
     });
     http.put('/documents/:documentId', {
       config: { permission: 'MANAGE' },
@@ -89,14 +105,21 @@ export function documentRoutes(api: Http, services: Services): void {
         params,
         response: { 200: Document, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
-      handler: async (req) => withUpload(req, 'replace', (upload) => documents.replace(req.principal, req.params.documentId, upload)),
+      handler: async (req) =>
+        withUpload(req, 'replace', (upload) => documents.replace(req.principal, req.params.documentId, upload)),
     });
   });
 
   api.get('/documents', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'List documents (oldest first)', querystring: DocumentListQuery, response: { 200: Paginated(Document), ...errors(400, 401, 403) } },
-    handler: async (req) => documents.list(req.principal, { documentHolder: req.query.documentHolder }, pageOf(req.query, 'asc')),
+    schema: {
+      tags,
+      summary: 'List documents (oldest first)',
+      querystring: DocumentListQuery,
+      response: { 200: Paginated(Document), ...errors(400, 401, 403) },
+    },
+    handler: async (req) =>
+      documents.list(req.principal, { documentHolder: req.query.documentHolder }, pageOf(req.query, 'asc')),
   });
   api.get('/documents/:documentId', {
     config: { permission: 'VIEW' },
@@ -105,7 +128,13 @@ export function documentRoutes(api: Http, services: Services): void {
   });
   api.get('/documents/:documentId/file', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Download the stored file', params, produces: ['application/pdf', 'image/jpeg', 'image/png'], response: { 200: DocumentFile, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Download the stored file',
+      params,
+      produces: ['application/pdf', 'image/jpeg', 'image/png'],
+      response: { 200: DocumentFile, ...errors(401, 403, 404) },
+    },
     handler: async (req, reply) => {
       const file = await documents.open(req.principal, req.params.documentId);
       return reply
@@ -118,7 +147,12 @@ export function documentRoutes(api: Http, services: Services): void {
   });
   api.delete('/documents/:documentId', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Delete a document (not once a verification submitted it)', params, response: { 204: Type.Null(), ...errors(401, 403, 404, 409) } },
+    schema: {
+      tags,
+      summary: 'Delete a document (not once a verification submitted it)',
+      params,
+      response: { 204: Type.Null(), ...errors(401, 403, 404, 409) },
+    },
     handler: async (req, reply) => {
       await documents.remove(req.principal, req.params.documentId);
       return reply.status(204).send(null);

@@ -1,7 +1,13 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
 import type { AccountView } from '../../services/external-accounts.ts';
-import { CustomerExternalAccountQuery, ExternalAccount, ExternalAccountCreate, PlatformExternalAccountCreate, PlatformExternalAccountQuery } from '../schemas/external-accounts.ts';
+import {
+  CustomerExternalAccountQuery,
+  ExternalAccount,
+  ExternalAccountCreate,
+  PlatformExternalAccountCreate,
+  PlatformExternalAccountQuery,
+} from '../schemas/external-accounts.ts';
 import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
@@ -13,7 +19,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: "Create an external account for a customer (or, without customerId, for the platform)",
+      summary: 'Create an external account for a customer (or, without customerId, for the platform)',
       body: ExternalAccountCreate,
       response: { 201: ExternalAccount, ...errors(400, 401, 403, 404, 409, 410, 500) },
     },
@@ -21,17 +27,33 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
   });
   api.get('/customers/external-accounts', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: "List customers' external accounts (oldest first)", querystring: CustomerExternalAccountQuery, response: { 200: Paginated(ExternalAccount), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: "List customers' external accounts (oldest first)",
+      querystring: CustomerExternalAccountQuery,
+      response: { 200: Paginated(ExternalAccount), ...errors(400, 401, 403) },
+    },
     handler: async (req) => externalAccounts.listCustomerAccounts(req.principal, req.query, pageOf(req.query, 'asc')),
   });
   api.post('/platform/external-accounts', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: "Create an external account for the platform", body: PlatformExternalAccountCreate, response: { 201: ExternalAccount, ...errors(400, 401, 403, 409, 500) } },
-    handler: async (req, reply) => reply.status(201).send(await externalAccounts.create(req.principal, { ...req.body, customerId: null })),
+    schema: {
+      tags,
+      summary: 'Create an external account for the platform',
+      body: PlatformExternalAccountCreate,
+      response: { 201: ExternalAccount, ...errors(400, 401, 403, 409, 500) },
+    },
+    handler: async (req, reply) =>
+      reply.status(201).send(await externalAccounts.create(req.principal, { ...req.body, customerId: null })),
   });
   api.get('/platform/external-accounts', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: "List the platform's external accounts", querystring: PlatformExternalAccountQuery, response: { 200: DataList(ExternalAccount), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: "List the platform's external accounts",
+      querystring: PlatformExternalAccountQuery,
+      response: { 200: DataList(ExternalAccount), ...errors(400, 401, 403) },
+    },
     handler: async (req) => ({ data: await externalAccounts.listPlatformAccounts(req.principal, req.query) }),
   });
 
@@ -44,12 +66,22 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
   for (const [path, view] of single) {
     api.get(path, {
       config: { permission: 'VIEW' },
-      schema: { tags, summary: 'Get an external account', params, response: { 200: ExternalAccount, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get an external account',
+        params,
+        response: { 200: ExternalAccount, ...errors(401, 403, 404) },
+      },
       handler: async (req) => externalAccounts.get(req.principal, req.params.externalAccountId, view),
     });
     api.delete(path, {
       config: { permission: 'MANAGE' },
-      schema: { tags, summary: 'Deactivate an external account (kept as INACTIVE, never erased)', params, response: { 200: ExternalAccount, ...errors(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Deactivate an external account (kept as INACTIVE, never erased)',
+        params,
+        response: { 200: ExternalAccount, ...errors(401, 403, 404) },
+      },
       handler: async (req) => externalAccounts.remove(req.principal, req.params.externalAccountId, view),
     });
   }

@@ -16,7 +16,8 @@ export function incomingPaymentRoutes(api: Http, { incomingPayments }: Services)
     config: { permission: 'TRANSACT', sandboxOnly: true },
     schema: {
       tags: ['Sandbox'],
-      summary: 'Simulate an incoming UMA payment to one of your customers; the approval webhook is sent, and answered, before this returns',
+      summary:
+        'Simulate an incoming UMA payment to one of your customers; the approval webhook is sent, and answered, before this returns',
       body: SandboxUmaReceive,
       response: { 200: Transaction, ...errors(400, 401, 403, 404) },
     },
@@ -32,7 +33,8 @@ export function incomingPaymentRoutes(api: Http, { incomingPayments }: Services)
       body: ApprovePayment,
       response: { 200: Transaction, ...errors(400, 401, 403, 404, 409) },
     },
-    handler: async (req) => incomingPayments.approve(req.principal, req.params.transactionId, req.body.receiverCustomerInfo),
+    handler: async (req) =>
+      incomingPayments.approve(req.principal, req.params.transactionId, req.body.receiverCustomerInfo),
   });
   api.post('/transactions/:transactionId/reject', {
     config: { permission: 'TRANSACT' },

@@ -1,6 +1,11 @@
 import type { Http } from '../server.ts';
 import type { Services } from '../../app.ts';
-import { CustomerInternalAccountQuery, InternalAccount, PlatformInternalAccountQuery, SandboxFund } from '../schemas/internal-accounts.ts';
+import {
+  CustomerInternalAccountQuery,
+  InternalAccount,
+  PlatformInternalAccountQuery,
+  SandboxFund,
+} from '../schemas/internal-accounts.ts';
 import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
@@ -8,12 +13,22 @@ export function internalAccountRoutes(api: Http, { internalAccounts }: Services)
   const tags = ['Internal accounts'];
   api.get('/customers/internal-accounts', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: "List customers' internal accounts", querystring: CustomerInternalAccountQuery, response: { 200: Paginated(InternalAccount), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: "List customers' internal accounts",
+      querystring: CustomerInternalAccountQuery,
+      response: { 200: Paginated(InternalAccount), ...errors(400, 401, 403) },
+    },
     handler: async (req) => internalAccounts.listCustomerAccounts(req.principal, req.query, pageOf(req.query, 'asc')),
   });
   api.get('/platform/internal-accounts', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: "List the platform's internal accounts", querystring: PlatformInternalAccountQuery, response: { 200: DataList(InternalAccount), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: "List the platform's internal accounts",
+      querystring: PlatformInternalAccountQuery,
+      response: { 200: DataList(InternalAccount), ...errors(400, 401, 403) },
+    },
     handler: async (req) => ({ data: await internalAccounts.listPlatformAccounts(req.principal, req.query) }),
   });
   api.post('/sandbox/internal-accounts/:accountId/fund', {

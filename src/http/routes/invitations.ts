@@ -9,22 +9,43 @@ export function invitationRoutes(api: Http, { invitations }: Services): void {
   // Creating and cancelling a send-by-link invitation is part of making a payment: TRANSACT, like claiming.
   api.post('/invitations', {
     config: { permission: 'TRANSACT' },
-    schema: { tags, summary: "Invite someone to claim a payment link from one of the platform's customers", body: InvitationCreate, response: { 201: Invitation, ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: "Invite someone to claim a payment link from one of the platform's customers",
+      body: InvitationCreate,
+      response: { 201: Invitation, ...errors(400, 401, 403) },
+    },
     handler: async (req, reply) => reply.status(201).send(await invitations.create(req.principal, req.body)),
   });
   api.get('/invitations/:invitationCode', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Read an invitation by its code (any platform of the same environment)', params, response: { 200: Invitation, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Read an invitation by its code (any platform of the same environment)',
+      params,
+      response: { 200: Invitation, ...errors(401, 403, 404) },
+    },
     handler: async (req) => invitations.get(req.principal, req.params.invitationCode),
   });
   api.post('/invitations/:invitationCode/claim', {
     config: { permission: 'TRANSACT' },
-    schema: { tags, summary: 'Claim an invitation for a UMA address', params, body: InvitationClaim, response: { 200: Invitation, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Claim an invitation for a UMA address',
+      params,
+      body: InvitationClaim,
+      response: { 200: Invitation, ...errors(400, 401, 403, 404) },
+    },
     handler: async (req) => invitations.claim(req.principal, req.params.invitationCode, req.body.inviteeUma),
   });
   api.post('/invitations/:invitationCode/cancel', {
     config: { permission: 'TRANSACT' },
-    schema: { tags, summary: 'Cancel a pending invitation (creating platform only)', params, response: { 200: Invitation, ...errors(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Cancel a pending invitation (creating platform only)',
+      params,
+      response: { 200: Invitation, ...errors(400, 401, 403, 404) },
+    },
     handler: async (req) => invitations.cancel(req.principal, req.params.invitationCode),
   });
 }

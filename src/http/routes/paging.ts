@@ -1,6 +1,9 @@
 import type { PageRequest, SortOrder } from '../../store/paging.ts';
 
-export function pageOf(query: { limit?: number | undefined; cursor?: string | undefined }, order: SortOrder): PageRequest {
+export function pageOf(
+  query: { limit?: number | undefined; cursor?: string | undefined },
+  order: SortOrder,
+): PageRequest {
   return { limit: query.limit ?? 20, cursor: query.cursor, order };
 }
 

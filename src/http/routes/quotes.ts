@@ -10,20 +10,39 @@ export function quoteRoutes(api: Http, { quotes, rates }: Services): void {
   const params = IdParam('quoteId', 'Quote');
   api.get('/exchange-rates', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Current rates and fees per currency pair', querystring: ExchangeRateQuery, response: { 200: DataList(ExchangeRate), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: 'Current rates and fees per currency pair',
+      querystring: ExchangeRateQuery,
+      response: { 200: DataList(ExchangeRate), ...errors(400, 401, 403) },
+    },
     handler: async (req) => rates.list(req.principal, req.query),
   });
   api.post('/quotes', {
     config: { permission: 'TRANSACT' },
-    schema: { tags, summary: 'Lock a rate and fees for a payment; creates its PENDING transaction', body: QuoteCreate, response: { 201: Quote, ...errors(400, 401, 403, 404, 409, 501) } },
+    schema: {
+      tags,
+      summary: 'Lock a rate and fees for a payment; creates its PENDING transaction',
+      body: QuoteCreate,
+      response: { 201: Quote, ...errors(400, 401, 403, 404, 409, 501) },
+    },
     handler: async (req, reply) => reply.status(201).send(await quotes.create(req.principal, req.body)),
   });
   api.get('/quotes', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'List quotes (newest first)', querystring: QuoteListQuery, response: { 200: Paginated(Quote), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: 'List quotes (newest first)',
+      querystring: QuoteListQuery,
+      response: { 200: Paginated(Quote), ...errors(400, 401, 403) },
+    },
     handler: async (req) => {
       const q = req.query;
-      return quotes.list(req.principal, { ...q, createdAfter: ms(q.createdAfter), createdBefore: ms(q.createdBefore) }, pageOf(q, 'desc'));
+      return quotes.list(
+        req.principal,
+        { ...q, createdAfter: ms(q.createdAfter), createdBefore: ms(q.createdBefore) },
+        pageOf(q, 'desc'),
+      );
     },
   });
   api.get('/quotes/:quoteId', {
@@ -33,7 +52,12 @@ export function quoteRoutes(api: Http, { quotes, rates }: Services): void {
   });
   api.post('/quotes/:quoteId/execute', {
     config: { permission: 'TRANSACT' },
-    schema: { tags, summary: 'Run a PENDING quote funded from an account (at most once)', params, response: { 200: Quote, ...errors(400, 401, 403, 404, 409) } },
+    schema: {
+      tags,
+      summary: 'Run a PENDING quote funded from an account (at most once)',
+      params,
+      response: { 200: Quote, ...errors(400, 401, 403, 404, 409) },
+    },
     handler: async (req) => quotes.execute(req.principal, req.params.quoteId),
   });
   api.post('/sandbox/send', {

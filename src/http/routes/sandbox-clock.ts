@@ -8,7 +8,11 @@ export function sandboxClockRoutes(api: Http, { sandboxClock }: Services): void 
   const tags = ['Sandbox'];
   api.get('/sandbox/clock', {
     config: { permission: 'VIEW', sandboxOnly: true },
-    schema: { tags, summary: "Read this platform's sandbox clock", response: { 200: SandboxClock, ...errors(401, 403) } },
+    schema: {
+      tags,
+      summary: "Read this platform's sandbox clock",
+      response: { 200: SandboxClock, ...errors(401, 403) },
+    },
     handler: async (req) => sandboxClock.get(req.principal),
   });
   api.post('/sandbox/clock/advance', {

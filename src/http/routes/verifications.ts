@@ -8,17 +8,37 @@ export function verificationRoutes(api: Http, { verifications }: Services): void
   const tags = ['Verifications'];
   api.post('/verifications', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Submit (or re-submit) a customer for KYC/KYB verification', body: VerificationCreate, response: { 200: Verification, ...errors(400, 401, 403, 404, 410) } },
+    schema: {
+      tags,
+      summary: 'Submit (or re-submit) a customer for KYC/KYB verification',
+      body: VerificationCreate,
+      response: { 200: Verification, ...errors(400, 401, 403, 404, 410) },
+    },
     handler: async (req) => verifications.submit(req.principal, req.body.customerId),
   });
   api.get('/verifications', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'List verifications (newest first)', querystring: VerificationListQuery, response: { 200: Paginated(Verification), ...errors(400, 401, 403) } },
-    handler: async (req) => verifications.list(req.principal, { customerId: req.query.customerId, verificationStatus: req.query.verificationStatus }, pageOf(req.query, 'desc')),
+    schema: {
+      tags,
+      summary: 'List verifications (newest first)',
+      querystring: VerificationListQuery,
+      response: { 200: Paginated(Verification), ...errors(400, 401, 403) },
+    },
+    handler: async (req) =>
+      verifications.list(
+        req.principal,
+        { customerId: req.query.customerId, verificationStatus: req.query.verificationStatus },
+        pageOf(req.query, 'desc'),
+      ),
   });
   api.get('/verifications/:verificationId', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Get a verification', params: IdParam('verificationId', 'Verification'), response: { 200: Verification, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Get a verification',
+      params: IdParam('verificationId', 'Verification'),
+      response: { 200: Verification, ...errors(401, 403, 404) },
+    },
     handler: async (req) => verifications.get(req.principal, req.params.verificationId),
   });
 }

@@ -9,20 +9,39 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
   const params = IdParam('eventId', 'Webhook');
   api.get('/webhook-events', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'List events and their delivery state (newest first)', querystring: WebhookEventListQuery, response: { 200: Paginated(WebhookEvent), ...errors(400, 401, 403) } },
+    schema: {
+      tags,
+      summary: 'List events and their delivery state (newest first)',
+      querystring: WebhookEventListQuery,
+      response: { 200: Paginated(WebhookEvent), ...errors(400, 401, 403) },
+    },
     handler: async (req) => {
       const q = req.query;
-      return webhooks.list(req.principal, { type: q.type, objectId: q.objectId, deliveryState: q.deliveryState }, pageOf(q, 'desc'));
+      return webhooks.list(
+        req.principal,
+        { type: q.type, objectId: q.objectId, deliveryState: q.deliveryState },
+        pageOf(q, 'desc'),
+      );
     },
   });
   api.get('/webhook-events/:eventId', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Get an event with every delivery attempt', params, response: { 200: WebhookEvent, ...errors(401, 403, 404) } },
+    schema: {
+      tags,
+      summary: 'Get an event with every delivery attempt',
+      params,
+      response: { 200: WebhookEvent, ...errors(401, 403, 404) },
+    },
     handler: async (req) => webhooks.get(req.principal, req.params.eventId),
   });
   api.post('/webhook-events/:eventId/redeliver', {
     config: { permission: 'MANAGE' },
-    schema: { tags, summary: 'Deliver an event again now, whatever its state (same id, a fresh retry window)', params, response: { 202: WebhookEvent, ...errors(401, 403, 404, 409) } },
+    schema: {
+      tags,
+      summary: 'Deliver an event again now, whatever its state (same id, a fresh retry window)',
+      params,
+      response: { 202: WebhookEvent, ...errors(401, 403, 404, 409) },
+    },
     handler: async (req, reply) => reply.status(202).send(await webhooks.redeliver(req.principal, req.params.eventId)),
   });
 
@@ -40,7 +59,8 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
       },
       schema: {
         tags: sandboxOnly ? ['Sandbox'] : tags,
-        summary: 'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a 400 WEBHOOK_DELIVERY_ERROR',
+        summary:
+          'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a 400 WEBHOOK_DELIVERY_ERROR',
         body: TestWebhookRequest,
         response: { 200: TestWebhookResponse, ...errors(400, 401, 403) },
       },

@@ -1,11 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import { Address, CalendarDate, CountryCode, PageQuery, StringEnum, Timestamp } from './common.ts';
 
-export const BENEFICIAL_OWNER_ROLES = ['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'] as const;
+export const BENEFICIAL_OWNER_ROLES = [
+  'UBO',
+  'DIRECTOR',
+  'COMPANY_OFFICER',
+  'CONTROL_PERSON',
+  'TRUSTEE',
+  'GENERAL_PARTNER',
+] as const;
 export const ID_TYPES = ['SSN', 'PASSPORT', 'NATIONAL_ID', 'DRIVERS_LICENSE', 'TAX_ID', 'ITIN', 'CPF'] as const;
 
 export const BeneficialOwnerRole = StringEnum(BENEFICIAL_OWNER_ROLES);
-const Roles = Type.Array(BeneficialOwnerRole, { minItems: 1, maxItems: BENEFICIAL_OWNER_ROLES.length, uniqueItems: true });
+const Roles = Type.Array(BeneficialOwnerRole, {
+  minItems: 1,
+  maxItems: BENEFICIAL_OWNER_ROLES.length,
+  uniqueItems: true,
+});
 const Ownership = Type.Integer({ minimum: 0, maximum: 100 });
 
 const personalInfoFields = {
@@ -26,12 +37,21 @@ export const PersonalInfo = Type.Object(personalInfoFields, { additionalProperti
 export const PersonalInfoUpdate = Type.Partial(PersonalInfo, { additionalProperties: false });
 
 export const BeneficialOwnerCreate = Type.Object(
-  { customerId: Type.String({ minLength: 1, maxLength: 200 }), roles: Roles, ownershipPercentage: Ownership, personalInfo: PersonalInfo },
+  {
+    customerId: Type.String({ minLength: 1, maxLength: 200 }),
+    roles: Roles,
+    ownershipPercentage: Ownership,
+    personalInfo: PersonalInfo,
+  },
   { additionalProperties: false },
 );
 
 export const BeneficialOwnerUpdate = Type.Object(
-  { roles: Type.Optional(Roles), ownershipPercentage: Type.Optional(Ownership), personalInfo: Type.Optional(PersonalInfoUpdate) },
+  {
+    roles: Type.Optional(Roles),
+    ownershipPercentage: Type.Optional(Ownership),
+    personalInfo: Type.Optional(PersonalInfoUpdate),
+  },
   { additionalProperties: false },
 );
 

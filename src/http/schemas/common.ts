@@ -2,26 +2,34 @@ import { Type, type TSchema, type TString } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../domain/currencies.ts';
 
 /** A string enum, emitted as a plain JSON Schema `enum` (clear OpenAPI, one clear validation error). */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
 /** Money at the API edge: a positive integer in the smallest unit that JavaScript can hold exactly. */
-export const PositiveAmount = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Smallest currency unit' });
-export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3,5}$', description: 'Currency code (ISO 4217, or a crypto ticker)' });
+export const PositiveAmount = Type.Integer({
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'Smallest currency unit',
+});
+export const CurrencyCode = Type.String({
+  pattern: '^[A-Z]{3,5}$',
+  description: 'Currency code (ISO 4217, or a crypto ticker)',
+});
 export const SupportedCurrencyCode = StringEnum(CURRENCY_CODES, { description: 'A currency this service supports' });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' });
 export const CalendarDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
 
-export const ErrorBody = Type.Object(
-  {
-    status: Type.Integer({ description: 'Same as the HTTP status' }),
-    code: Type.String(),
-    message: Type.String(),
-    details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  },
-);
+export const ErrorBody = Type.Object({
+  status: Type.Integer({ description: 'Same as the HTTP status' }),
+  code: Type.String(),
+  message: Type.String(),
+  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
 
 export const Currency = Type.Object({
   code: Type.String(),
@@ -62,7 +70,9 @@ export function DataList<T extends TSchema>(item: T) {
 }
 
 export function IdParam<K extends string>(name: K, prefix: string) {
-  return Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 200, description: `${prefix}:<uuid>` }) } as Record<K, TString>);
+  return Type.Object({
+    [name]: Type.String({ minLength: 1, maxLength: 200, description: `${prefix}:<uuid>` }),
+  } as Record<K, TString>);
 }
 
 /** Every error answer a route can give, for the OpenAPI document. */

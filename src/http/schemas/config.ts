@@ -22,7 +22,8 @@ export const CustomerInfoFieldName = StringEnum([
 ] as const);
 
 export const WebhookEnvelopeName = StringEnum(['LEGACY', 'CURRENT'] as const, {
-  description: 'LEGACY (default): the specification\'s envelopes (type OUTGOING_PAYMENT with a transaction member, ...). CURRENT: {id, type: "OBJECT.EVENT", timestamp, data}.',
+  description:
+    'LEGACY (default): the specification\'s envelopes (type OUTGOING_PAYMENT with a transaction member, ...). CURRENT: {id, type: "OBJECT.EVENT", timestamp, data}.',
 });
 
 const Amount = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Smallest currency unit' });
@@ -32,7 +33,10 @@ export const PlatformCurrencyConfig = Type.Object(
     currencyCode: SupportedCurrencyCode,
     minAmount: Amount,
     maxAmount: Amount,
-    requiredCounterpartyFields: Type.Array(Type.Object({ name: CustomerInfoFieldName, mandatory: Type.Boolean() }, { additionalProperties: false }), { maxItems: 17 }),
+    requiredCounterpartyFields: Type.Array(
+      Type.Object({ name: CustomerInfoFieldName, mandatory: Type.Boolean() }, { additionalProperties: false }),
+      { maxItems: 17 },
+    ),
     enabledTransactionTypes: Type.Array(StringEnum(['INCOMING', 'OUTGOING'] as const), { maxItems: 2 }),
   },
   { additionalProperties: false },
@@ -45,10 +49,16 @@ export const PlatformConfig = Type.Object({
   supportedCurrencies: Type.Array(PlatformCurrencyConfig),
   isRegulatedFinancialInstitution: Type.Boolean(),
   webhookEnvelope: WebhookEnvelopeName,
-  webhookPublicKey: Type.String({ description: 'Our extension: PEM SPKI of this environment\'s ECDSA P-256 key; verifies X-Grid-Signature' }),
-  webhookStandardPublicKey: Type.String({ description: 'Our extension: whpk_<base64 raw Ed25519 key>; verifies the Standard Webhooks webhook-signature header' }),
+  webhookPublicKey: Type.String({
+    description: "Our extension: PEM SPKI of this environment's ECDSA P-256 key; verifies X-Grid-Signature",
+  }),
+  webhookStandardPublicKey: Type.String({
+    description:
+      'Our extension: whpk_<base64 raw Ed25519 key>; verifies the Standard Webhooks webhook-signature header',
+  }),
   webhookEndpointFailingSince: Type.Union([Timestamp, Type.Null()], {
-    description: 'Our extension: when an event to the current endpoint last ran out of retries; null once a delivery succeeds again',
+    description:
+      'Our extension: when an event to the current endpoint last ran out of retries; null once a delivery succeeds again',
   }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -57,7 +67,11 @@ export const PlatformConfig = Type.Object({
 export const PlatformConfigUpdate = Type.Object(
   {
     umaDomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
-    webhookEndpoint: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'Absolute http(s) URL (https in production); null removes it' })),
+    webhookEndpoint: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+        description: 'Absolute http(s) URL (https in production); null removes it',
+      }),
+    ),
     supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { minItems: 1, maxItems: 50 })),
     webhookEnvelope: Type.Optional(WebhookEnvelopeName),
   },

@@ -12,7 +12,9 @@ export const BusinessInfo = Type.Object(
     country: Type.Optional(CountryCode),
     registrationNumber: Type.Optional(Type.String({ maxLength: 255 })),
     incorporatedOn: Type.Optional(CalendarDate),
-    entityType: Type.Optional(StringEnum(['SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'OTHER'])),
+    entityType: Type.Optional(
+      StringEnum(['SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'OTHER']),
+    ),
     taxId: Type.Optional(Type.String({ maxLength: 255 })),
     countriesOfOperation: Type.Optional(Type.Array(CountryCode)),
     businessType: Type.Optional(Type.String({ maxLength: 64 })),

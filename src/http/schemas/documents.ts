@@ -22,7 +22,14 @@ export const Document = Type.Object(
   { additionalProperties: false },
 );
 
-export const DocumentListQuery = Type.Object({ ...PageQuery, documentHolder: Type.Optional(Type.String({ maxLength: 200 })) });
+export const DocumentListQuery = Type.Object({
+  ...PageQuery,
+  documentHolder: Type.Optional(Type.String({ maxLength: 200 })),
+});
 
 /** The download answers the stored bytes themselves, with their content type. */
-export const DocumentFile = Type.Unsafe<unknown>({ type: 'string', format: 'binary', description: 'application/pdf, image/jpeg or image/png' });
+export const DocumentFile = Type.Unsafe<unknown>({
+  type: 'string',
+  format: 'binary',
+  description: 'application/pdf, image/jpeg or image/png',
+});

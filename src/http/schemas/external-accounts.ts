@@ -8,23 +8,45 @@ import { CurrencyCode, PageQuery, StringEnum, Timestamp } from './common.ts';
  * the one rule set HTTP and inline quote destinations share; the schema only fixes its envelope.
  */
 
-const PlatformAccountId = Type.String({ minLength: 1, maxLength: 255, description: "The platform's own identifier for the account" });
+const PlatformAccountId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "The platform's own identifier for the account",
+});
 
 const AccountInfoInput = Type.Object(
   { accountType: Type.String({ minLength: 1, maxLength: 64, description: `One of ${ACCOUNT_TYPE_NAMES.join(', ')}` }) },
-  { additionalProperties: true, description: 'Fields per accountType; a beneficiary object for bank and mobile-money types' },
+  {
+    additionalProperties: true,
+    description: 'Fields per accountType; a beneficiary object for bank and mobile-money types',
+  },
 );
 
 export const ExternalAccountCreate = Type.Object({
-  customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Customer:<uuid>; omitted, the account is the platform\'s' })),
+  customerId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Customer:<uuid>; omitted, the account is the platform's",
+    }),
+  ),
   currency: CurrencyCode,
   platformAccountId: Type.Optional(PlatformAccountId),
   defaultUmaDepositAccount: Type.Optional(Type.Boolean({ description: "Replaces the customer's previous default" })),
-  cryptoNetwork: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: `Required for on-chain wallets: ${CRYPTO_NETWORKS.join(', ')}` })),
+  cryptoNetwork: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: `Required for on-chain wallets: ${CRYPTO_NETWORKS.join(', ')}`,
+    }),
+  ),
   accountInfo: AccountInfoInput,
 });
 
-export const PlatformExternalAccountCreate = Type.Omit(ExternalAccountCreate, ['customerId', 'defaultUmaDepositAccount']);
+export const PlatformExternalAccountCreate = Type.Omit(ExternalAccountCreate, [
+  'customerId',
+  'defaultUmaDepositAccount',
+]);
 
 export const ExternalAccount = Type.Object(
   {
@@ -35,7 +57,9 @@ export const ExternalAccount = Type.Object(
       {
         accountType: StringEnum(ACCOUNT_TYPE_NAMES),
         paymentRails: Type.Optional(Type.Array(Type.String())),
-        beneficiary: Type.Optional(Type.Object({ beneficiaryType: StringEnum(['INDIVIDUAL', 'BUSINESS']) }, { additionalProperties: true })),
+        beneficiary: Type.Optional(
+          Type.Object({ beneficiaryType: StringEnum(['INDIVIDUAL', 'BUSINESS']) }, { additionalProperties: true }),
+        ),
         // Emitted at the top level only, whichever place the request used.
         platformAccountId: Type.Optional(Type.Never()),
       },

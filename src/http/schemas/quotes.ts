@@ -3,8 +3,18 @@ import { Currency, PageQuery, StringEnum, Timestamp } from './common.ts';
 import { PaymentInstructions, RateDetails, TransactionStatus } from './transactions.ts';
 
 export const PURPOSES_OF_PAYMENT = [
-  'GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT',
-  'LOAN_PAYMENT', 'UTILITY_BILL', 'DONATION', 'TRAVEL', 'OTHER',
+  'GIFT',
+  'SELF',
+  'GOODS_OR_SERVICES',
+  'EDUCATION',
+  'HEALTH_OR_MEDICAL',
+  'REAL_ESTATE_PURCHASE',
+  'TAX_PAYMENT',
+  'LOAN_PAYMENT',
+  'UTILITY_BILL',
+  'DONATION',
+  'TRAVEL',
+  'OTHER',
 ] as const;
 
 /**
@@ -47,7 +57,12 @@ export const Quote = Type.Object(
     createdAt: Timestamp,
     expiresAt: Timestamp,
     source: Type.Object(
-      { sourceType: Type.String(), accountId: Type.Optional(Type.String()), customerId: Type.Optional(Type.String()), currency: Type.Optional(Type.String()) },
+      {
+        sourceType: Type.String(),
+        accountId: Type.Optional(Type.String()),
+        customerId: Type.Optional(Type.String()),
+        currency: Type.Optional(Type.String()),
+      },
       { additionalProperties: false },
     ),
     destination: Type.Object(

@@ -1,7 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { CurrencyAmount, PageQuery, SortOrder, StringEnum, Timestamp } from './common.ts';
 
-export const TransactionStatus = StringEnum(['CREATED', 'PENDING', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED']);
+export const TransactionStatus = StringEnum([
+  'CREATED',
+  'PENDING',
+  'PROCESSING',
+  'COMPLETED',
+  'REJECTED',
+  'FAILED',
+  'REFUNDED',
+  'EXPIRED',
+]);
 const FreeObject = Type.Object({}, { additionalProperties: true });
 
 export const TransactionSource = Type.Object(
@@ -50,7 +59,11 @@ export const RateDetails = Type.Object(
 );
 
 export const PaymentInstructions = Type.Object(
-  { accountOrWalletInfo: FreeObject, instructionsNotes: Type.Optional(Type.String()), isPlatformAccount: Type.Optional(Type.Boolean()) },
+  {
+    accountOrWalletInfo: FreeObject,
+    instructionsNotes: Type.Optional(Type.String()),
+    isPlatformAccount: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 
@@ -111,7 +124,10 @@ export const TransactionListQuery = Type.Object({
   sortOrder: Type.Optional(SortOrder),
 });
 
-const AccountRef = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 200 }), currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })) });
+const AccountRef = Type.Object({
+  accountId: Type.String({ minLength: 1, maxLength: 200 }),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
+});
 
 export const TransferRequest = Type.Object({
   source: AccountRef,
@@ -131,5 +147,7 @@ export const SandboxUmaReceive = Type.Object({
 });
 
 /** Both bodies are optional; an empty POST is an approval (or rejection) without details. */
-export const ApprovePayment = Type.Object({ receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true })) });
+export const ApprovePayment = Type.Object({
+  receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
 export const RejectPayment = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });

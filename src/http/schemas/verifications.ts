@@ -28,7 +28,10 @@ export const Verification = Type.Object(
   { additionalProperties: false },
 );
 
-export const VerificationCreate = Type.Object({ customerId: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const VerificationCreate = Type.Object(
+  { customerId: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 
 export const VerificationListQuery = Type.Object({
   ...PageQuery,

@@ -12,7 +12,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('events_scope_page').on('events').columns(['platform_id', 'environment', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('events_scope_page')
+    .on('events')
+    .columns(['platform_id', 'environment', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('events_object').on('events').columns(['object_id', 'created_at', 'id']).execute();
 
   // Durable jobs: delayed sandbox outcomes, expiries, deliveries. run_at is real (wall-clock) time.
@@ -35,5 +39,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('jobs_scope').on('jobs').columns(['platform_id', 'environment', 'status']).execute();
 
   // The sandbox clock of a platform: how far it has been moved ahead of real time.
-  await db.schema.alterTable('platform_configs').addColumn('clock_offset_ms', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('platform_configs')
+    .addColumn('clock_offset_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
 }

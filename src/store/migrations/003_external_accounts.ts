@@ -8,13 +8,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('environment', 'text', (c) => c.notNull())
     .addColumn('customer_id', 'text', (c) => c.references('customers.id'))
     .addColumn('owner', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE')`),
+    )
     .addColumn('currency', 'text', (c) => c.notNull())
     .addColumn('account_type', 'text', (c) => c.notNull())
     .addColumn('primary_identifier', 'text', (c) => c.notNull())
     .addColumn('account_info', 'text', (c) => c.notNull())
     .addColumn('platform_account_id', 'text')
-    .addColumn('default_uma_deposit', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`default_uma_deposit in (0, 1)`))
+    .addColumn('default_uma_deposit', 'bigint', (c) =>
+      c.notNull().defaultTo(0).check(sql`default_uma_deposit in (0, 1)`),
+    )
     .addColumn('beneficiary_verification_status', 'text', (c) => c.notNull())
     .addColumn('beneficiary_verified_name', 'text')
     .addColumn('crypto_network', 'text')

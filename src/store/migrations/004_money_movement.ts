@@ -37,9 +37,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('transactions_scope_page').on('transactions').columns(['platform_id', 'environment', 'created_at', 'id']).execute();
-  await db.schema.createIndex('transactions_customer').on('transactions').columns(['platform_id', 'environment', 'customer_id', 'created_at']).execute();
-  await db.schema.createIndex('transactions_reference').on('transactions').columns(['platform_id', 'environment', 'reference']).execute();
+  await db.schema
+    .createIndex('transactions_scope_page')
+    .on('transactions')
+    .columns(['platform_id', 'environment', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('transactions_customer')
+    .on('transactions')
+    .columns(['platform_id', 'environment', 'customer_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('transactions_reference')
+    .on('transactions')
+    .columns(['platform_id', 'environment', 'reference'])
+    .execute();
 
   await db.schema
     .createTable('quotes')
@@ -69,8 +81,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('quotes_scope_page').on('quotes').columns(['platform_id', 'environment', 'created_at', 'id']).execute();
-  await db.schema.createIndex('quotes_reference').on('quotes').columns(['platform_id', 'environment', 'reference']).execute();
+  await db.schema
+    .createIndex('quotes_scope_page')
+    .on('quotes')
+    .columns(['platform_id', 'environment', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('quotes_reference')
+    .on('quotes')
+    .columns(['platform_id', 'environment', 'reference'])
+    .execute();
 
   // Idempotency-Key: the first response is kept and replayed for the same key and body.
   await db.schema

@@ -6,12 +6,21 @@ export async function up(db: Kysely<any>): Promise<void> {
   // over from an earlier run can see that it is stale and do nothing.
   await db.schema
     .alterTable('events')
-    .addColumn('delivery_state', 'text', (c) => c.notNull().defaultTo('PENDING').check(sql`delivery_state in ('PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT')`))
+    .addColumn('delivery_state', 'text', (c) =>
+      c.notNull().defaultTo('PENDING').check(sql`delivery_state in ('PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT')`),
+    )
     .execute();
-  await db.schema.alterTable('events').addColumn('delivery_run', 'bigint', (c) => c.notNull().defaultTo(1)).execute();
+  await db.schema
+    .alterTable('events')
+    .addColumn('delivery_run', 'bigint', (c) => c.notNull().defaultTo(1))
+    .execute();
   await db.schema.alterTable('events').addColumn('delivery_updated_at', 'bigint').execute();
   // The ordering check looks for an earlier PENDING event of the same object in the same scope.
-  await db.schema.createIndex('events_object_state').on('events').columns(['platform_id', 'environment', 'object_id', 'delivery_state']).execute();
+  await db.schema
+    .createIndex('events_object_state')
+    .on('events')
+    .columns(['platform_id', 'environment', 'object_id', 'delivery_state'])
+    .execute();
 
   // Every HTTP attempt, whatever its outcome. Times are scope time (the sandbox clock).
   await db.schema
@@ -42,13 +51,20 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .alterTable('platform_configs')
-    .addColumn('webhook_envelope', 'text', (c) => c.notNull().defaultTo('LEGACY').check(sql`webhook_envelope in ('LEGACY', 'CURRENT')`))
+    .addColumn('webhook_envelope', 'text', (c) =>
+      c.notNull().defaultTo('LEGACY').check(sql`webhook_envelope in ('LEGACY', 'CURRENT')`),
+    )
     .execute();
   await db.schema.alterTable('platform_configs').addColumn('webhook_failing_since', 'bigint').execute();
 
   // Events written before this migration had no delivery job; queue one each, so none is forgotten.
   const now = BigInt(Date.now());
-  const existing = await db.selectFrom('events').select(['id', 'platform_id', 'environment']).orderBy('created_at').orderBy('id').execute();
+  const existing = await db
+    .selectFrom('events')
+    .select(['id', 'platform_id', 'environment'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   for (let i = 0; i < existing.length; i += 500) {
     await db
       .insertInto('jobs')

@@ -9,7 +9,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('environment', 'text', (c) => c.notNull())
     .addColumn('inviter_uma', 'text', (c) => c.notNull())
     .addColumn('inviter_customer_id', 'text', (c) => c.notNull().references('customers.id'))
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('PENDING', 'CLAIMED', 'EXPIRED', 'CANCELLED')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('PENDING', 'CLAIMED', 'EXPIRED', 'CANCELLED')`),
+    )
     .addColumn('first_name', 'text')
     .addColumn('amount_to_send', 'bigint')
     .addColumn('amount_currency', 'text')
@@ -67,7 +69,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('documents_scope_page').on('documents').columns(['platform_id', 'environment', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('documents_scope_page')
+    .on('documents')
+    .columns(['platform_id', 'environment', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('documents_holder').on('documents').columns(['holder_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('documents_customer').on('documents').column('customer_id').execute();
   await db.schema.createIndex('documents_sha256').on('documents').column('sha256').execute();
@@ -88,14 +94,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('verifications')
     .columns(['platform_id', 'environment', 'created_at', 'id'])
     .execute();
-  await db.schema.createIndex('verifications_customer').on('verifications').columns(['customer_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('verifications_customer')
+    .on('verifications')
+    .columns(['customer_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('receiver_lookups')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('platform_id', 'text', (c) => c.notNull().references('platforms.id'))
     .addColumn('environment', 'text', (c) => c.notNull())
-    .addColumn('receiver_type', 'text', (c) => c.notNull().check(sql`receiver_type in ('UMA_ADDRESS', 'EXTERNAL_ACCOUNT')`))
+    .addColumn('receiver_type', 'text', (c) =>
+      c.notNull().check(sql`receiver_type in ('UMA_ADDRESS', 'EXTERNAL_ACCOUNT')`),
+    )
     .addColumn('receiver', 'text', (c) => c.notNull())
     .addColumn('receiver_customer_id', 'text')
     .addColumn('sandbox_behaviour', 'text')
