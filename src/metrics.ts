@@ -25,7 +25,7 @@ export function makeMetrics(store: Store) {
     }),
     jobs: new Counter({
       name: 'payouts_jobs_total',
-      help: 'Jobs run by this process, by kind and outcome (done, retry, failed)',
+      help: 'Jobs run by this process, by kind and outcome (done, deferred, retry, failed)',
       labelNames: ['kind', 'outcome'] as const,
       registers: [registry],
     }),

@@ -86,7 +86,7 @@ export function parseDocumentFields(raw: Readonly<Record<string, string>>, mode:
   if (documentNumber !== undefined && documentNumber.trim() === '')
     throw invalidInput('documentNumber', 'documentNumber must not be empty', 'minLength');
   const fields: DocumentFields = { documentType: documentType as DocumentType, country };
-  if (mode === 'upload') fields.documentHolder = documentHolder;
+  if (mode === 'upload' && documentHolder !== undefined) fields.documentHolder = documentHolder;
   if (side !== undefined) fields.side = side as DocumentSide;
   if (documentNumber !== undefined) fields.documentNumber = documentNumber;
   return fields;
@@ -97,6 +97,7 @@ export function cleanFileName(name: string | undefined): string {
   const base = (name ?? '')
     .split(/[\\/]/)
     .pop()!
+    // oxlint-disable-next-line no-control-regex -- removing control characters is the point
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .trim();
   return (base || 'document').slice(0, MAX_FIELD_LENGTH);

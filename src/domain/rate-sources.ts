@@ -64,7 +64,7 @@ export function parseRatesFile(raw: unknown): RatesFile {
   for (const [code, value] of Object.entries(unitsPerUsd)) {
     if (!CURRENCY_CODES.includes(code)) throw bad(`unitsPerUsd.${code}`, 'is not a supported currency');
     try {
-      decimalToScaled(String(value));
+      decimalToScaled(String(value as unknown));
     } catch {
       throw bad(`unitsPerUsd.${code}`, 'must be a positive decimal string such as "17.25"');
     }
@@ -76,7 +76,7 @@ export function parseRatesFile(raw: unknown): RatesFile {
     if (!Number.isSafeInteger(fee?.variableBps) || fee.variableBps < 0 || fee.variableBps >= 10_000)
       throw bad(`fees.${code}.variableBps`, 'must be an integer from 0 to 9999');
   }
-  return { unitsPerUsd: unitsPerUsd as Record<string, string>, fees: fees as RatesFile['fees'] };
+  return { unitsPerUsd: unitsPerUsd, fees: fees };
 }
 
 export function fileRates(file: RatesFile): RateSource {

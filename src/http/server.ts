@@ -8,7 +8,7 @@ import sjson from 'secure-json-parse';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { makeAuthHook } from './auth.ts';
-import type { Services } from '../app.ts';
+import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
 
 export const API_VERSION = '2025-10-13';
@@ -176,7 +176,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
-      (method) => app.findRoute({ method: method as 'GET', url: path }) !== null,
+      (method) => app.findRoute({ method: method, url: path }) !== null,
     );
     const body =
       allowed.length > 0

@@ -1,7 +1,8 @@
 import { newId } from '../domain/ids.ts';
 import type { Db, Store, Tx } from '../store/db.ts';
 import type { JobsTable } from '../store/schema.ts';
-import type { Scope } from '../services/context.ts';
+import type { Scope } from '../context.ts';
+import type { JobKind, JobPayloads } from './kinds.ts';
 
 export type Job = JobsTable;
 
@@ -9,11 +10,11 @@ export type Job = JobsTable;
  * Queues a job in the caller's transaction, due `delayMs` from now. run_at is wall-clock time: the
  * sandbox clock moves a platform's pending jobs earlier when it is advanced (see services/sandbox-clock).
  */
-export async function enqueueJob(
+export async function enqueueJob<K extends JobKind>(
   trx: Tx,
   scope: Scope,
-  kind: string,
-  payload: unknown,
+  kind: K,
+  payload: JobPayloads[K],
   realNowMs: number,
   delayMs = 0,
 ): Promise<string> {
@@ -102,6 +103,27 @@ export async function completeJob(db: Db | Tx, job: Job, realNowMs: number): Pro
   const result = await db
     .updateTable('jobs')
     .set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('attempts', '=', job.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/**
+ * Puts a job whose work is not due yet back for `runAtMs`, in the caller's transaction, while this
+ * process's claim stands. The claim's attempt is given back: waiting is not trying.
+ */
+export async function deferJob(db: Db | Tx, job: Job, runAtMs: number, realNowMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: 'pending',
+      run_at: BigInt(runAtMs),
+      lease_until: null,
+      attempts: job.attempts - 1n,
+      updated_at: BigInt(realNowMs),
+    })
     .where('id', '=', job.id)
     .where('status', '=', 'running')
     .where('attempts', '=', job.attempts)

@@ -1,18 +1,31 @@
 import type { Clock } from '../domain/clock.ts';
 import type { Store, Tx } from '../store/db.ts';
-import type { Scope } from '../services/context.ts';
-import { claimJobs, completeJob, failJob, type ClaimFilter, type Job } from './queue.ts';
+import type { Scope } from '../context.ts';
+import type { JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
+import { claimJobs, completeJob, deferJob, failJob, type ClaimFilter, type Job } from './queue.ts';
 
 /**
- * Handles one job. Handlers must be idempotent: a job whose process died mid-way is run again once
- * its lease runs out. State-guarded updates (`WHERE status IN (...)`) make that safe.
+ * Handles one job, given its payload decoded once by the worker. Handlers must be idempotent: a job whose
+ * process died mid-way is run again once its lease runs out. State-guarded updates
+ * (`WHERE status IN (...)`) make that safe. Answering RunAgainAt puts the job back for later.
  */
-export type JobHandler = (job: Job, scope: Scope) => Promise<void>;
+export type JobHandler<K extends JobKind> = (
+  payload: JobPayloads[K],
+  job: Job,
+  scope: Scope,
+) => Promise<void | RunAgainAt>;
 
 /** A handler whose work is database work only: it runs in the transaction that also marks the job done. */
-export type TransactionalJobHandler = (trx: Tx, job: Job, scope: Scope) => Promise<void>;
+export type TransactionalJobHandler<K extends JobKind> = (
+  trx: Tx,
+  payload: JobPayloads[K],
+  job: Job,
+  scope: Scope,
+) => Promise<void | RunAgainAt>;
 
-type Registered = { inTransaction: false; run: JobHandler } | { inTransaction: true; run: TransactionalJobHandler };
+type Registered =
+  | { inTransaction: false; run: JobHandler<JobKind> }
+  | { inTransaction: true; run: TransactionalJobHandler<JobKind> };
 
 export interface WorkerOptions {
   pollMs: number;
@@ -29,7 +42,7 @@ export interface Logger {
 
 /** Where the worker counts what it did (the app's Prometheus counter). */
 export interface JobCounter {
-  inc(labels: { kind: string; outcome: 'done' | 'retry' | 'failed' }): void;
+  inc(labels: { kind: string; outcome: 'done' | 'deferred' | 'retry' | 'failed' }): void;
 }
 
 /** Bounded retry backoff for a handler that threw: 1 s, 2 s, 4 s … capped at 5 minutes. */
@@ -53,19 +66,19 @@ export class JobWorker {
   ) {}
 
   /** A handler that talks to the outside world (webhook delivery): it runs outside any transaction. */
-  register(kind: string, handler: JobHandler): void {
-    this.add(kind, { inTransaction: false, run: handler });
+  register<K extends JobKind>(kind: K, handler: JobHandler<K>): void {
+    this.add(kind, { inTransaction: false, run: handler as JobHandler<JobKind> });
   }
 
   /**
    * A handler that only changes the database: its changes and the job's completion commit together, so
    * its effects happen exactly once even if the process dies right after.
    */
-  registerInTransaction(kind: string, handler: TransactionalJobHandler): void {
-    this.add(kind, { inTransaction: true, run: handler });
+  registerInTransaction<K extends JobKind>(kind: K, handler: TransactionalJobHandler<K>): void {
+    this.add(kind, { inTransaction: true, run: handler as TransactionalJobHandler<JobKind> });
   }
 
-  private add(kind: string, handler: Registered): void {
+  private add(kind: JobKind, handler: Registered): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} registered twice`);
     this.handlers.set(kind, handler);
   }
@@ -157,18 +170,20 @@ export class JobWorker {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      // Written by enqueueJob from the same JobPayloads entry that typed the handler.
+      const payload = JSON.parse(job.payload) as JobPayloads[JobKind];
+      let answer: void | RunAgainAt = undefined;
       if (handler.inTransaction) {
         await this.store.tx(async (trx) => {
-          await handler.run(trx, job, scope);
+          answer = await handler.run(trx, payload, job, scope);
           // Our lease ran out and another process took the job: undo our work, theirs counts.
-          if (!(await completeJob(trx, job, this.clock.nowMs())))
-            throw new Error(`job ${job.id} was claimed by another worker`);
+          if (!(await this.finish(trx, job, answer))) throw new Error(`job ${job.id} was claimed by another worker`);
         });
       } else {
-        await handler.run(job, scope);
-        await this.store.tx((trx) => completeJob(trx, job, this.clock.nowMs()));
+        answer = await handler.run(payload, job, scope);
+        await this.store.tx((trx) => this.finish(trx, job, answer));
       }
-      this.counter?.inc({ kind: job.kind, outcome: 'done' });
+      this.counter?.inc({ kind: job.kind, outcome: answer ? 'deferred' : 'done' });
     } catch (err) {
       const attempts = Number(job.attempts);
       const giveUp = attempts >= this.options.maxAttempts;
@@ -185,5 +200,11 @@ export class JobWorker {
         giveUp ? null : retryDelayMs(attempts),
       );
     }
+  }
+
+  /** Marks the job done, or back in the queue when the handler said so; false when the job is no longer ours. */
+  private finish(trx: Tx, job: Job, answer: void | RunAgainAt): Promise<boolean> {
+    const now = this.clock.nowMs();
+    return answer ? deferJob(trx, job, answer.runAgainAtMs, now) : completeJob(trx, job, now);
   }
 }

@@ -2,7 +2,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { CURRENCY_CODES } from '../domain/currencies.ts';
 import type { Tx } from '../store/db.ts';
 import type { LedgerAccountKind } from '../store/schema.ts';
-import type { Scope } from '../services/context.ts';
+import type { Scope } from '../context.ts';
 
 export type SystemAccountKind = Exclude<LedgerAccountKind, 'CUSTOMER' | 'PLATFORM'>;
 export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = [

@@ -1,4 +1,4 @@
-import type { Scope } from '../services/context.ts';
+import type { Scope } from '../context.ts';
 import type { Funding } from '../store/schema.ts';
 import { systemAccountId } from './accounts.ts';
 import type { Posting } from './journal.ts';
@@ -60,18 +60,19 @@ export function fundInFlight(
  * through the FX liquidity accounts of both currencies; the received amount leaves through settlement.
  */
 export function settle(m: Movement): Posting[] {
-  const net = m.sent - m.fees;
-  if (net <= 0n) throw new Error('settle: fees exceed the amount sent');
+  const sentLessFees = m.sent - m.fees;
+  if (sentLessFees <= 0n) throw new Error('settle: fees exceed the amount sent');
   const lines: Posting[] = [
     sys(m.scope, 'IN_FLIGHT', m.sentCurrency, -m.sent),
     sys(m.scope, 'FEE_REVENUE', m.sentCurrency, m.fees),
   ];
   if (m.sentCurrency === m.receivedCurrency) {
-    if (m.received !== net) throw new Error('settle: a same-currency payment must deliver what is sent less fees');
-    lines.push(sys(m.scope, 'SETTLEMENT', m.sentCurrency, net));
+    if (m.received !== sentLessFees)
+      throw new Error('settle: a same-currency payment must deliver what is sent less fees');
+    lines.push(sys(m.scope, 'SETTLEMENT', m.sentCurrency, sentLessFees));
   } else {
     lines.push(
-      sys(m.scope, 'FX_LIQUIDITY', m.sentCurrency, net),
+      sys(m.scope, 'FX_LIQUIDITY', m.sentCurrency, sentLessFees),
       sys(m.scope, 'FX_LIQUIDITY', m.receivedCurrency, -m.received),
       sys(m.scope, 'SETTLEMENT', m.receivedCurrency, m.received),
     );

@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Tx } from '../store/db.ts';
-import type { Scope } from '../services/context.ts';
+import type { Scope } from '../context.ts';
 import { tracksBalance } from './accounts.ts';
 
 export interface Posting {

@@ -8,7 +8,7 @@ import { sandboxOwnerKyc, type ReviewStatus } from '../domain/kyc.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { BeneficialOwnersTable, CustomersTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 
 export type BeneficialOwner = Static<typeof BeneficialOwnerSchema>;
@@ -122,7 +122,7 @@ export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService)
       validatePersonalInfo(input.personalInfo);
       return ctx.store.tx(async (trx) => {
         await requireBusiness(trx, scope, input.customerId);
-        const now = BigInt(nowMs(ctx, scope));
+        const now = BigInt(scopeNowMs(ctx, scope));
         const row: BeneficialOwnersTable = {
           id: newId('BeneficialOwner'),
           platform_id: scope.platformId,
@@ -173,7 +173,7 @@ export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService)
             input.ownershipPercentage !== undefined ? BigInt(input.ownershipPercentage) : row.ownership_percentage,
           personal_info: JSON.stringify(personalInfo),
           kyc_status: input.personalInfo ? kycStatusFor(scope, personalInfo) : row.kyc_status,
-          updated_at: BigInt(nowMs(ctx, scope)),
+          updated_at: BigInt(scopeNowMs(ctx, scope)),
         };
         await trx
           .updateTable('beneficial_owners')

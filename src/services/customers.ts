@@ -9,7 +9,7 @@ import { isUmaAddress } from '../domain/uma.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { CustomersTable } from '../store/schema.ts';
 import { keysetPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { ownersByCustomer, type BeneficialOwner } from './beneficial-owners.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { getPlatformConfig } from './platforms.ts';
@@ -54,7 +54,7 @@ export function toCustomer(row: CustomersTable, owners: readonly BeneficialOwner
     updatedAt: iso(row.updated_at),
     isDeleted: row.is_deleted === 1n,
   };
-  const status = row.verification_status as Customer['kycStatus'];
+  const status = row.verification_status as NonNullable<Customer['kycStatus']>;
   if (row.customer_type === 'INDIVIDUAL') return { ...common, kycStatus: status, ...profile };
   return { ...common, kybStatus: status, ...profile, beneficialOwners: [...owners] };
 }
@@ -174,7 +174,7 @@ export function makeCustomerService(ctx: Ctx) {
                 .replace(/[^a-z0-9._-]/g, '')
                 .slice(0, 40) || 'customer'
             }.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
-          const now = nowMs(ctx, scope);
+          const now = scopeNowMs(ctx, scope);
           const row: CustomersTable = {
             id: newId('Customer'),
             platform_id: scope.platformId,
@@ -232,7 +232,7 @@ export function makeCustomerService(ctx: Ctx) {
             platform_customer_id: input.platformCustomerId ?? row.platform_customer_id,
             uma_address: input.umaAddress ?? row.uma_address,
             profile: JSON.stringify(profile),
-            updated_at: BigInt(nowMs(ctx, scope)),
+            updated_at: BigInt(scopeNowMs(ctx, scope)),
           };
           await trx
             .updateTable('customers')
@@ -256,7 +256,7 @@ export function makeCustomerService(ctx: Ctx) {
     async remove(scope: Scope, customerId: string): Promise<Customer> {
       return ctx.store.tx(async (trx) => {
         const row = await load(trx, scope, customerId);
-        const now = BigInt(nowMs(ctx, scope));
+        const now = BigInt(scopeNowMs(ctx, scope));
         const result = await trx
           .updateTable('customers')
           .set({ is_deleted: 1n, updated_at: now })

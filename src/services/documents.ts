@@ -14,7 +14,7 @@ import type { DocumentFileStore, ReceivedFile } from '../store/document-files.ts
 import type { Db, Tx } from '../store/db.ts';
 import type { DocumentsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { BeneficialOwnerService } from './beneficial-owners.ts';
 import type { CustomerService } from './customers.ts';
 
@@ -156,7 +156,7 @@ export function makeDocumentService(
       const { fields, file } = upload;
       return store.tx(async (trx) => {
         const customerId = await customerOfHolder(trx, scope, fields.documentHolder!);
-        const now = BigInt(nowMs(ctx, scope));
+        const now = BigInt(scopeNowMs(ctx, scope));
         await lockFile(trx, file.sha256, file.sizeBytes, now);
         const row: DocumentsTable = {
           id: newId('Document'),
@@ -183,7 +183,7 @@ export function makeDocumentService(
       return store.tx(async (trx) => {
         const row = await load(trx, scope, id);
         refuseIfSubmitted(row);
-        const now = BigInt(nowMs(ctx, scope));
+        const now = BigInt(scopeNowMs(ctx, scope));
         await lockFile(trx, file.sha256, file.sizeBytes, now);
         const changes = { ...describedBy(upload, contentType), updated_at: now } satisfies Partial<DocumentsTable>;
         await trx.updateTable('documents').set(changes).where('id', '=', row.id).execute();

@@ -13,7 +13,7 @@ import { newId } from '../domain/ids.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { ExternalAccountsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import type { Ctx, Scope } from './context.ts';
+import { type Ctx, type Scope, scopeNowMs } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 
 export type ExternalAccount = Static<typeof ExternalAccountSchema>;
@@ -139,7 +139,7 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
       .executeTakeFirst();
     if (existing) throw duplicate();
 
-    const now = BigInt(ctx.clock.nowMs());
+    const now = BigInt(scopeNowMs(ctx, scope));
     if (makeDefault) {
       await trx
         .updateTable('external_accounts')
@@ -236,7 +236,7 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
       return store.tx(async (trx) => {
         const row = await load(trx, scope, id, view);
         const { from, to } = ACCOUNT_TRANSITIONS.deactivate;
-        const now = BigInt(ctx.clock.nowMs());
+        const now = BigInt(scopeNowMs(ctx, scope));
         const result = await trx
           .updateTable('external_accounts')
           .set({ status: to, default_uma_deposit: 0n, updated_at: now })
@@ -264,7 +264,20 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
             'accountStatus',
           );
         }
-        const now = BigInt(ctx.clock.nowMs());
+        // Stamped with the account's own platform clock, like every other change to it (read in this
+        // transaction: on SQLite a read outside it would wait for it).
+        const config = await trx
+          .selectFrom('platform_configs')
+          .select('clock_offset_ms')
+          .where('platform_id', '=', row.platform_id)
+          .where('environment', '=', row.environment)
+          .executeTakeFirst();
+        const scope = {
+          platformId: row.platform_id,
+          environment: row.environment,
+          clockOffsetMs: Number(config?.clock_offset_ms ?? 0n),
+        };
+        const now = BigInt(scopeNowMs(ctx, scope));
         await trx
           .updateTable('external_accounts')
           .set({ status: to, updated_at: now })

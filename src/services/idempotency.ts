@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
 import { isUniqueViolation, type Tx } from '../store/db.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 
 export interface Stored<T> {
   status: number;
@@ -70,7 +70,7 @@ export async function idempotent<T>(
           request_hash: hash,
           response_status: BigInt(result.status),
           response_body: JSON.stringify(result.body),
-          created_at: BigInt(nowMs(ctx, scope)),
+          created_at: BigInt(scopeNowMs(ctx, scope)),
         })
         .execute();
       return result;

@@ -32,7 +32,7 @@ import type { Outcome } from '../rails/sandbox-outcomes.ts';
 import type { Tx } from '../store/db.ts';
 import type { TransactionsTable } from '../store/schema.ts';
 import type { WebhookService } from '../webhooks/delivery.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { scopedCustomers } from './customers.ts';
 import { scopedExternalAccounts } from './external-accounts.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
@@ -45,7 +45,6 @@ import {
 } from './transactions.ts';
 import { railOutcome } from './transfers.ts';
 
-export const JOB_APPROVAL_TIMEOUT = 'incoming.approval-timeout';
 export const APPROVAL_EVENT = 'INCOMING_PAYMENT.PENDING';
 
 const COMPLETE: Outcome = { kind: 'COMPLETE' };
@@ -139,7 +138,7 @@ export function makeIncomingPaymentService(
         return;
       case 'AWAIT':
         // The platform decides through /approve or /reject; the sandbox clock moves this job like any other.
-        await enqueueJob(trx, scope, JOB_APPROVAL_TIMEOUT, { id: row.id }, ctx.clock.nowMs(), APPROVAL_TIMEOUT_MS);
+        await enqueueJob(trx, scope, 'incoming.approval-timeout', { id: row.id }, wallNowMs(ctx), APPROVAL_TIMEOUT_MS);
         return;
       case 'REJECT':
         await end(trx, scope, row, 'REJECTED', decision.details);
@@ -162,8 +161,7 @@ export function makeIncomingPaymentService(
     if (row) await apply(trx, scope, row, decideApproval(answer, scope.environment));
   });
 
-  worker.registerInTransaction(JOB_APPROVAL_TIMEOUT, async (trx, job, scope) => {
-    const { id } = JSON.parse(job.payload) as { id: string };
+  worker.registerInTransaction('incoming.approval-timeout', async (trx, { id }, _job, scope) => {
     const row = await awaiting(trx, scope, id);
     if (row) await end(trx, scope, row, 'FAILED', {}, 'PAYMENT_APPROVAL_TIMED_OUT');
   });
@@ -207,7 +205,7 @@ export function makeIncomingPaymentService(
           );
         }
         const accountId = await depositAccount(trx, scope, customer.id, currency);
-        const row = newTransaction(scope, nowMs(ctx, scope), {
+        const row = newTransaction(scope, scopeNowMs(ctx, scope), {
           type: 'INCOMING',
           flow: 'INCOMING_UMA',
           source: JSON.stringify({ sourceType: 'UMA_ADDRESS', umaAddress: input.senderUmaAddress, currency }),

@@ -9,7 +9,7 @@ import { systemAccountId } from '../ledger/accounts.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { LedgerAccountsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 
 export type InternalAccount = Static<typeof InternalAccountSchema>;
 
@@ -110,7 +110,7 @@ export function makeInternalAccountService(ctx: Ctx) {
       return ctx.store.tx(async (trx) => {
         const row = await scopedInternalAccounts(trx, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
         if (!row) throw notFound('Internal account', accountId);
-        const now = nowMs(ctx, scope);
+        const now = scopeNowMs(ctx, scope);
         await postEntry(
           trx,
           scope,

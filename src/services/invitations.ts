@@ -5,17 +5,16 @@ import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf } from '../domain/currencies.ts';
 import { isUmaAddress } from '../domain/uma.ts';
-import { enqueueJob, type Job } from '../jobs/queue.ts';
+import { enqueueJob } from '../jobs/queue.ts';
+import type { JobPayloads } from '../jobs/kinds.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { Environment, InvitationsTable } from '../store/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { scopedCustomers } from './customers.ts';
 import { getPlatformConfig, loadScope, primaryCurrency } from './platforms.ts';
 
 export type Invitation = Static<typeof InvitationSchema>;
-
-export const INVITATION_EXPIRE_JOB = 'invitation.expire';
 
 export interface InvitationInput {
   inviterUma: string;
@@ -141,7 +140,7 @@ export function makeInvitationService(ctx: Ctx) {
           'supportedCurrency',
         );
       }
-      const now = nowMs(ctx, scope);
+      const now = scopeNowMs(ctx, scope);
       const expiresAt = input.expiresAt === undefined ? null : Date.parse(input.expiresAt);
       if (expiresAt !== null && expiresAt <= now)
         throw invalidInput('expiresAt', `expiresAt must be in the future (now is ${iso(now)})`, 'future');
@@ -165,14 +164,14 @@ export function makeInvitationService(ctx: Ctx) {
         };
         await trx.insertInto('invitations').values(row).execute();
         if (expiresAt !== null)
-          await enqueueJob(trx, scope, INVITATION_EXPIRE_JOB, { code: row.code }, ctx.clock.nowMs(), expiresAt - now);
+          await enqueueJob(trx, scope, 'invitation.expire', { code: row.code }, wallNowMs(ctx), expiresAt - now);
         return toInvitation(row, now);
       });
     },
 
     async get(scope: Scope, code: string): Promise<Invitation> {
       const row = await load(db, scope.environment, code);
-      return toInvitation(row, nowMs(ctx, await inviterScopeOf(row)));
+      return toInvitation(row, scopeNowMs(ctx, await inviterScopeOf(row)));
     },
 
     /**
@@ -185,7 +184,7 @@ export function makeInvitationService(ctx: Ctx) {
       const inviterScope = await inviterScopeOf(await load(db, scope.environment, code));
       return store.tx(async (trx) => {
         const row = await load(trx, scope.environment, code, true);
-        const now = nowMs(ctx, inviterScope);
+        const now = scopeNowMs(ctx, inviterScope);
         requirePending(row, now);
         if (inviteeUma.toLowerCase() === row.inviter_uma.toLowerCase())
           throw invalidInput('inviteeUma', 'An inviter cannot claim their own invitation', 'notInviter');
@@ -217,7 +216,7 @@ export function makeInvitationService(ctx: Ctx) {
         const row = await load(trx, scope.environment, code, true);
         if (row.platform_id !== scope.platformId)
           throw new AppError('FORBIDDEN', `Invitation ${code} was created by another platform; only it can cancel it`);
-        const now = nowMs(ctx, scope);
+        const now = scopeNowMs(ctx, scope);
         requirePending(row, now);
         const cancelled: InvitationsTable = { ...row, status: 'CANCELLED', updated_at: BigInt(now) };
         if (!(await transition(trx, code, 'CANCELLED', { updated_at: cancelled.updated_at })))
@@ -230,9 +229,8 @@ export function makeInvitationService(ctx: Ctx) {
      * The expiry job. Idempotent and state-guarded: a claimed or cancelled invitation stays as it is. The
      * public event catalogue has no INVITATION.EXPIRED type, so expiry records no event.
      */
-    async expire(job: Job, scope: Scope): Promise<void> {
-      const { code } = JSON.parse(job.payload) as { code: string };
-      const now = BigInt(nowMs(ctx, scope));
+    async expire({ code }: JobPayloads['invitation.expire'], scope: Scope): Promise<void> {
+      const now = BigInt(scopeNowMs(ctx, scope));
       await db
         .updateTable('invitations')
         .set({ status: 'EXPIRED', updated_at: now })

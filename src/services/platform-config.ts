@@ -6,7 +6,7 @@ import type { WebhookEnvelope } from '../store/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import type { WebhookService } from '../webhooks/delivery.ts';
 import { checkWebhookUrl } from '../webhooks/url.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { toPlatformConfig, type PlatformCurrencyConfig } from './platforms.ts';
 
@@ -106,7 +106,7 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
         // Two PATCHes at once must not both see the old currency list (SQLite's write lock already serializes).
         if (ctx.store.engine === 'postgres') current = current.forUpdate();
         const before = await current.executeTakeFirstOrThrow();
-        const now = nowMs(ctx, scope);
+        const now = scopeNowMs(ctx, scope);
         const changes: Partial<typeof before> = {};
         if (umaDomain !== undefined && umaDomain !== before.uma_domain) changes.uma_domain = umaDomain;
         if (input.webhookEnvelope !== undefined && input.webhookEnvelope !== before.webhook_envelope)

@@ -6,7 +6,7 @@ import { newId } from '../domain/ids.ts';
 import { createSystemAccounts } from '../ledger/accounts.ts';
 import type { Tx } from '../store/db.ts';
 import type { Environment, PlatformConfigsTable, WebhookEnvelope } from '../store/schema.ts';
-import type { Ctx, Scope } from './context.ts';
+import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { insertToken, PERMISSIONS } from './tokens.ts';
 
@@ -80,7 +80,7 @@ export function toPlatformConfig(row: PlatformConfigsTable): PlatformConfig {
  */
 export async function createPlatform(ctx: Ctx, name: string): Promise<CreatedPlatform> {
   return ctx.store.tx(async (trx) => {
-    const nowMs = ctx.clock.nowMs();
+    const nowMs = wallNowMs(ctx);
     const now = BigInt(nowMs);
     const platformId = newId('Platform');
     await trx.insertInto('platforms').values({ id: platformId, name, created_at: now }).execute();
@@ -154,7 +154,7 @@ export async function loadScope(ctx: Ctx, platformId: string, environment: Envir
     platformId,
     environment,
     clockOffsetMs: Number(row?.clock_offset_ms ?? 0n),
-    hasWebhookEndpoint: row ? row.webhook_endpoint !== null : undefined,
+    ...(row ? { hasWebhookEndpoint: row.webhook_endpoint !== null } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { rateAsNumber } from '../domain/rates.ts';
 import { isUmaAddress } from '../domain/uma.ts';
 import { sandboxTestReceiver } from '../domain/uma-receivers.ts';
 import { enqueueJob } from '../jobs/queue.ts';
+import { runAgainAt } from '../jobs/kinds.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { fundingInstructions } from '../rails/funding-instructions.ts';
 import { isPullable } from '../rails/pull.ts';
@@ -18,7 +19,7 @@ import { quoteOutcome, umaOutcome, type Outcome } from '../rails/sandbox-outcome
 import type { Db, Tx } from '../store/db.ts';
 import type { ExternalAccountsTable, QuotesTable, TransactionsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import type { RateService } from './rates.ts';
@@ -34,8 +35,6 @@ import { railOutcome, requireInternalAccount } from './transfers.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
 export type QuoteInput = Static<typeof QuoteCreate>;
-
-export const JOB_EXPIRE = 'quote.expire';
 
 export function toQuote(row: QuotesTable): Quote {
   const quote: Quote = {
@@ -306,7 +305,7 @@ export function makeQuoteService(
    * once: of any number of concurrent calls exactly one matches the row, the others see a 409.
    */
   async function claim(trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
-    const now = nowMs(ctx, scope);
+    const now = scopeNowMs(ctx, scope);
     if (quote.status !== 'PENDING')
       throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
         status: quote.status,
@@ -353,14 +352,15 @@ export function makeQuoteService(
     return toQuote(await load(db, scope, quoteId));
   }
 
-  worker.registerInTransaction(JOB_EXPIRE, async (trx, job, scope) => {
-    const { quoteId } = JSON.parse(job.payload) as { quoteId: string };
+  worker.registerInTransaction('quote.expire', async (trx, { quoteId }, _job, scope) => {
     const quote = await scopedQuotes(trx, scope).selectAll().where('id', '=', quoteId).executeTakeFirst();
     if (!quote || quote.status !== 'PENDING') return;
-    // Jobs run on wall-clock time; the quote expires on its platform's clock. Not yet: try again later.
-    if (nowMs(ctx, scope) < Number(quote.expires_at)) throw new Error(`quote ${quoteId} is not expired yet`);
+    // Jobs run on wall-clock time; the quote expires on its platform's clock. Not yet: come back then.
+    const earlyByMs = Number(quote.expires_at) - scopeNowMs(ctx, scope);
+    if (earlyByMs > 0) return runAgainAt(wallNowMs(ctx) + earlyByMs);
     const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
     if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, 'EXPIRED');
+    return undefined;
   });
 
   return {
@@ -389,7 +389,7 @@ export function makeQuoteService(
             },
           );
         }
-        const nowScope = nowMs(ctx, scope);
+        const nowScope = scopeNowMs(ctx, scope);
         const now = BigInt(nowScope);
         const reference = source.path === 'REALTIME' ? `PAY-${randomBytes(6).toString('hex').toUpperCase()}` : null;
         const instructions = reference ? JSON.stringify(fundingInstructions(source.currency, reference)) : null;
@@ -474,7 +474,7 @@ export function makeQuoteService(
             updated_at: now,
           })
           .execute();
-        await enqueueJob(trx, scope, JOB_EXPIRE, { quoteId }, ctx.clock.nowMs(), ctx.config.quoteTtlMs);
+        await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs);
         if (input.immediatelyExecute && source.path === 'REALTIME') {
           throw invalidInput(
             'immediatelyExecute',

@@ -6,7 +6,7 @@ import { fileRates, noRates, sandboxRates, type RateSource } from '../domain/rat
 import { rateAsNumber, type Rate } from '../domain/rates.ts';
 import type { FeeSchedule } from '../domain/pricing.ts';
 import { defaultRail } from '../rails/funding-instructions.ts';
-import type { Ctx, Scope } from './context.ts';
+import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 
 export interface PricedPair {
   rate: Rate;
@@ -18,7 +18,7 @@ export function makeRateService(ctx: Ctx) {
   const production = ctx.config.productionRates ? fileRates(ctx.config.productionRates) : noRates;
   const sourceFor = (scope: Scope): RateSource => (scope.environment === 'sandbox' ? sandboxRates : production);
   // Both tables are loaded once, at start: that is when every rate was last updated.
-  const loadedAt = iso(ctx.clock.nowMs());
+  const loadedAt = iso(wallNowMs(ctx));
 
   /** Rate, fees and limits for one pair, or QUOTE_REQUEST_FAILED naming the pair when there are none. */
   function pair(scope: Scope, from: string, to: string): PricedPair {

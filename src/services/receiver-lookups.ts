@@ -15,8 +15,8 @@ import {
 } from '../domain/uma-receivers.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { CustomersTable, ReceiverLookupsTable } from '../store/schema.ts';
-import type { Ctx, Scope } from './context.ts';
-import { nowMs } from './context.ts';
+import type { Ctx, Scope } from '../context.ts';
+import { scopeNowMs } from '../context.ts';
 import { scopedCustomers, type CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import { getPlatformConfig, primaryCurrency } from './platforms.ts';
@@ -170,7 +170,7 @@ export function makeReceiverLookupService(ctx: Ctx, deps: ReceiverLookupDeps) {
       platform_id: scope.platformId,
       environment: scope.environment,
       ...fields,
-      created_at: BigInt(nowMs(ctx, scope)),
+      created_at: BigInt(scopeNowMs(ctx, scope)),
     };
     await db.insertInto('receiver_lookups').values(row).execute();
     return toReceiverLookup(row);

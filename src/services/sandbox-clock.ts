@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import type { JobWorker } from '../jobs/worker.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { loadScope } from './platforms.ts';
 
 /** Longest single step, so a typo cannot throw a sandbox years ahead. */
@@ -21,7 +21,7 @@ export function makeSandboxClockService(ctx: Ctx, worker: JobWorker) {
   return {
     async get(scope: Scope): Promise<SandboxClock> {
       const fresh = await loadScope(ctx, scope.platformId, scope.environment);
-      return { now: iso(nowMs(ctx, fresh)), offsetMs: fresh.clockOffsetMs ?? 0 };
+      return { now: iso(scopeNowMs(ctx, fresh)), offsetMs: fresh.clockOffsetMs ?? 0 };
     },
 
     async advance(scope: Scope, byMs: number): Promise<SandboxClock> {

@@ -3,9 +3,9 @@ import { AppError, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import type { Db, Tx } from '../store/db.ts';
-import type { ApiTokensTable, Environment } from '../store/schema.ts';
+import type { ApiTokensTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -56,7 +56,7 @@ export async function insertToken(
   const id = newId('Token');
   // 256 bits from the OS CSPRNG; base64url has no ':' so the Basic credential splits unambiguously.
   const clientSecret = randomBytes(32).toString('base64url');
-  const now = BigInt(nowMs(ctx, scope));
+  const now = BigInt(scopeNowMs(ctx, scope));
   const row: ApiTokensTable = {
     id,
     platform_id: scope.platformId,
@@ -109,9 +109,9 @@ export function makeTokenService(ctx: Ctx) {
       return {
         tokenId: row.id,
         platformId: row.platform_id,
-        environment: row.environment as Environment,
+        environment: row.environment,
         clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
-        hasWebhookEndpoint: row.webhook_endpoint != null,
+        hasWebhookEndpoint: row.webhook_endpoint !== null,
         permissions: new Set(row.permissions.split(',') as Permission[]),
       };
     },
@@ -155,7 +155,7 @@ export function makeTokenService(ctx: Ctx) {
           field: 'tokenId',
         });
       }
-      const now = BigInt(nowMs(ctx, scope));
+      const now = BigInt(scopeNowMs(ctx, scope));
       const result = await db
         .updateTable('api_tokens')
         .set({ revoked_at: now, updated_at: now })

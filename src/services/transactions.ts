@@ -12,16 +12,12 @@ import type { JobWorker } from '../jobs/worker.ts';
 import type { Outcome } from '../rails/sandbox-outcomes.ts';
 import { recordEvent, recordEventForDelivery } from '../webhooks/events.ts';
 import type { Db, Tx } from '../store/db.ts';
-import type { Environment, Funding, TransactionStatus, TransactionsTable } from '../store/schema.ts';
+import type { Funding, TransactionStatus, TransactionsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { loadScope } from './platforms.ts';
 
 export type Transaction = Static<typeof TransactionSchema>;
-
-export const JOB_PROCESS = 'transaction.process';
-export const JOB_FINISH = 'transaction.finish';
-export const JOB_RETURN = 'transaction.return';
 
 export function toTransaction(row: TransactionsTable): Transaction {
   const tx: Transaction = {
@@ -107,7 +103,7 @@ export async function moveTransaction(
 ): Promise<TransactionsTable | undefined> {
   if (!canMove(row.flow, row.status, to, options.sandboxReturn))
     throw new Error(`transaction ${row.id}: ${row.status} → ${to} is not a lifecycle edge`);
-  const now = nowMs(ctx, scope);
+  const now = scopeNowMs(ctx, scope);
   const result = await trx
     .updateTable('transactions')
     .set({ ...patch, status: to, updated_at: BigInt(now) })
@@ -209,7 +205,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
   /** The payer's money is in flight: debit the internal account (or record the money received from outside). */
   async function fund(trx: Tx, scope: Scope, row: TransactionsTable, funding: Funding): Promise<TransactionsTable> {
     const postings = fundInFlight(scope, funding, row.source_account_id, row.sent_currency, row.sent_amount);
-    await postEntry(trx, scope, { kind: 'FUND', reference: row.id, postings }, nowMs(ctx, scope));
+    await postEntry(trx, scope, { kind: 'FUND', reference: row.id, postings }, scopeNowMs(ctx, scope));
     // A transfer-out is inserted already marked as funded from its internal account; a quote learns at run time.
     if (row.funding !== funding)
       await trx.updateTable('transactions').set({ funding }).where('id', '=', row.id).execute();
@@ -233,13 +229,13 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
       scope,
       row,
       'COMPLETED',
-      { settled_at: BigInt(nowMs(ctx, scope)) },
+      { settled_at: BigInt(scopeNowMs(ctx, scope)) },
       { kind: 'SETTLE', postings },
     );
   }
 
   function refundObject(scope: Scope, row: TransactionsTable, status: Refund['status'], reason: RefundReason): string {
-    const now = iso(nowMs(ctx, scope));
+    const now = iso(scopeNowMs(ctx, scope));
     const value: Refund = { reference: `RF-${row.id.slice(-12).toUpperCase()}`, initiatedAt: now, status, reason };
     if (status === 'COMPLETED') value.settledAt = now;
     return JSON.stringify(value);
@@ -284,7 +280,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
   ): Promise<void> {
     const type = refundEventTypeOf(row, status);
     if (type !== undefined)
-      await recordEvent(trx, scope, { type, objectId: row.id, data: toTransaction(row) }, nowMs(ctx, scope));
+      await recordEvent(trx, scope, { type, objectId: row.id, data: toTransaction(row) }, scopeNowMs(ctx, scope));
   }
 
   /**
@@ -298,20 +294,27 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     const processing = await moveTransaction(ctx, trx, scope, row, 'PROCESSING');
     if (!processing) return undefined;
     const outcome = JSON.parse(row.outcome) as Outcome;
-    const realNow = ctx.clock.nowMs();
+    const realNow = wallNowMs(ctx);
     switch (outcome.kind) {
       case 'COMPLETE':
         return complete(trx, scope, processing);
       case 'FAIL':
         return fail(trx, scope, processing, outcome.reason, outcome.refund, outcome.refundReason);
       case 'COMPLETE_AFTER':
-        await enqueueJob(trx, scope, JOB_FINISH, { id: row.id, result: 'COMPLETE' }, realNow, outcome.delayMs);
+        await enqueueJob(
+          trx,
+          scope,
+          'transaction.finish',
+          { id: row.id, result: 'COMPLETE' },
+          realNow,
+          outcome.delayMs,
+        );
         return processing;
       case 'FAIL_AFTER':
         await enqueueJob(
           trx,
           scope,
-          JOB_FINISH,
+          'transaction.finish',
           { id: row.id, result: 'FAIL', reason: outcome.reason, refundReason: outcome.refundReason },
           realNow,
           outcome.delayMs,
@@ -322,7 +325,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
         await enqueueJob(
           trx,
           scope,
-          JOB_RETURN,
+          'transaction.return',
           { id: row.id, reason: outcome.reason },
           realNow,
           outcome.returnAfterMs,
@@ -351,18 +354,11 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
     if (failed) await recordRefundEvent(trx, scope, failed, 'COMPLETED');
   }
 
-  worker.registerInTransaction(JOB_PROCESS, async (trx, job, scope) => {
-    const { id } = JSON.parse(job.payload) as { id: string };
+  worker.registerInTransaction('transaction.process', async (trx, { id }, _job, scope) => {
     const row = await loadForUpdate(trx, scope, id);
     if (row) await process(trx, scope, row);
   });
-  worker.registerInTransaction(JOB_FINISH, async (trx, job, scope) => {
-    const payload = JSON.parse(job.payload) as {
-      id: string;
-      result: 'COMPLETE' | 'FAIL';
-      reason?: string;
-      refundReason?: RefundReason;
-    };
+  worker.registerInTransaction('transaction.finish', async (trx, payload, _job, scope) => {
     const row = await loadForUpdate(trx, scope, payload.id);
     if (!row || row.status !== 'PROCESSING') return;
     if (payload.result === 'COMPLETE') await complete(trx, scope, row);
@@ -376,8 +372,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
         payload.refundReason ?? 'TRANSACTION_FAILED',
       );
   });
-  worker.registerInTransaction(JOB_RETURN, async (trx, job, scope) => {
-    const payload = JSON.parse(job.payload) as { id: string; reason: string };
+  worker.registerInTransaction('transaction.return', async (trx, payload, _job, scope) => {
     const row = await loadForUpdate(trx, scope, payload.id);
     if (row) await returnPayment(trx, scope, row, payload.reason);
   });
@@ -432,7 +427,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
         .where('id', '=', id)
         .executeTakeFirst();
       if (!owner) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
-      const scope = await loadScope(ctx, owner.platform_id, owner.environment as Environment);
+      const scope = await loadScope(ctx, owner.platform_id, owner.environment);
       return ctx.store.tx(async (trx) => {
         const row = (await loadForUpdate(trx, scope, id))!;
         if (row.status !== 'PROCESSING')
@@ -450,7 +445,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker) {
 
     /** Queues the rail step for a newly funded transaction, durably, in the caller's transaction. */
     async queueProcessing(trx: Tx, scope: Scope, id: string): Promise<void> {
-      await enqueueJob(trx, scope, JOB_PROCESS, { id }, ctx.clock.nowMs());
+      await enqueueJob(trx, scope, 'transaction.process', { id }, wallNowMs(ctx));
     },
   };
 }

@@ -5,7 +5,7 @@ import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import type { Tx } from '../store/db.ts';
 import type { ExternalAccountsTable, LedgerAccountsTable, TransactionsTable } from '../store/schema.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
 import { idempotent, type Stored } from './idempotency.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
@@ -156,7 +156,7 @@ export function makeTransferService(
           'destination.accountId',
         );
         checkSameCurrency(input, source, destination, 'destination');
-        return newTransaction(scope, nowMs(ctx, scope), {
+        return newTransaction(scope, scopeNowMs(ctx, scope), {
           ...draft(input, source.currency),
           ...owner,
           funding: 'INTERNAL',
@@ -197,7 +197,7 @@ export function makeTransferService(
           'destination.accountId',
         );
         checkSameCurrency(input, destination, source, 'source');
-        return newTransaction(scope, nowMs(ctx, scope), {
+        return newTransaction(scope, scopeNowMs(ctx, scope), {
           ...draft(input, destination.currency),
           ...owner,
           type: 'INCOMING',

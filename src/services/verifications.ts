@@ -13,7 +13,7 @@ import type { Db, Tx } from '../store/db.ts';
 import type { VerificationsTable } from '../store/schema.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
 import { recordEvent } from '../webhooks/events.ts';
-import { nowMs, type Ctx, type Scope } from './context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { scopedBeneficialOwners } from './beneficial-owners.ts';
 import { withOwners, type CustomerService } from './customers.ts';
 import { scopedDocuments } from './documents.ts';
@@ -80,7 +80,7 @@ export function makeVerificationService(ctx: Ctx, customers: CustomerService) {
         );
         const decision = decideVerification(scope.environment, applicant, errors);
 
-        const now = nowMs(ctx, scope);
+        const now = scopeNowMs(ctx, scope);
         const row: VerificationsTable = {
           id: newId('Verification'),
           platform_id: scope.platformId,

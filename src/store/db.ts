@@ -65,7 +65,7 @@ class SqliteConnection implements DatabaseConnection {
   }
 }
 
-type SqliteStatement = SqliteDatabase.Statement<unknown[]>;
+type SqliteStatement = SqliteDatabase.Statement;
 
 class SqliteDriver implements Driver {
   private readonly connection: SqliteConnection;
@@ -143,7 +143,7 @@ let pgParsersInstalled = false;
 function installPgParsers(): void {
   if (pgParsersInstalled) return;
   // int8 (and sums cast to it) come back as bigint, never as a lossy string or number.
-  pg.types.setTypeParser(20, (value: string) => BigInt(value));
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
   pgParsersInstalled = true;
 }
 
@@ -298,7 +298,7 @@ export async function migrate(store: Store): Promise<string[]> {
     provider: { getMigrations: async () => migrations },
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
+  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

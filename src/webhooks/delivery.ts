@@ -16,13 +16,14 @@ import type { WebhookAnswer } from '../domain/incoming-payments.ts';
 import { newId } from '../domain/ids.ts';
 import { renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
-import { nowMs, type Ctx, type Scope } from '../services/context.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { getPlatformConfig } from '../services/platforms.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
 import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
 import { buildEnvelope, type EnvelopeEvent } from './envelope.ts';
-import { DELIVER_JOB, enqueueDelivery, type DeliverPayload } from './events.ts';
+import { enqueueDelivery } from './events.ts';
+import type { DeliverPayload } from '../jobs/kinds.ts';
 import { makeKeyStore } from './keys.ts';
 import { nextRetryDelayMs, retryPolicyOf } from './schedule.ts';
 import { standardPublicKey, webhookHeaders } from './signing.ts';
@@ -117,7 +118,7 @@ function scopedEvents(db: Db | Tx, scope: Scope) {
 export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, random: () => number = Math.random) {
   const { db } = ctx.store;
   const keyStore = makeKeyStore(ctx);
-  const realNow = () => ctx.clock.nowMs();
+  const realNow = () => wallNowMs(ctx);
   const answerHandlers = new Map<string, AnswerHandler>();
 
   /**
@@ -132,7 +133,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     url: string,
   ): Promise<PostResult & { sentAtMs: number }> {
     const keys = await keyStore.keysOf(scope);
-    const sentAtMs = nowMs(ctx, scope);
+    const sentAtMs = scopeNowMs(ctx, scope);
     const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
     const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
     const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
@@ -157,8 +158,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     return result.numUpdatedRows === 1n;
   }
 
-  async function deliver(job: Job, scope: Scope): Promise<void> {
-    const payload = JSON.parse(job.payload) as DeliverPayload;
+  async function deliver(payload: DeliverPayload, job: Job, scope: Scope): Promise<void> {
     const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
     // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
     if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return;
@@ -194,7 +194,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     const url = config.webhookEndpoint;
     if (!url) {
       await ctx.store.tx(async (trx) => {
-        const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', nowMs(ctx, scope));
+        const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', scopeNowMs(ctx, scope));
         if (settled) await answerHandlers.get(event.type)?.(trx, scope, event, { kind: 'NO_ENDPOINT' });
       });
       return;
@@ -210,7 +210,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       url,
     );
     const since = payload.since ?? result.sentAtMs;
-    const doneAtMs = nowMs(ctx, scope);
+    const doneAtMs = scopeNowMs(ctx, scope);
     const acknowledged = isAcknowledged(result.status);
     const retryInMs =
       acknowledged || retryPolicyOf(event.type) === 'ONCE'
@@ -284,7 +284,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     }
   }
 
-  worker.register(DELIVER_JOB, deliver);
+  worker.register('webhook.deliver', deliver);
 
   async function loadEvent(trx: Db | Tx, scope: Scope, eventId: string): Promise<EventsTable> {
     const row = await scopedEvents(trx, scope).selectAll().where('id', '=', eventId).executeTakeFirst();
@@ -333,7 +333,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       const event = await ctx.store.tx(async (trx) => {
         const row = await loadEvent(trx, scope, eventId);
         const run = row.delivery_run + 1n;
-        const now = BigInt(nowMs(ctx, scope));
+        const now = BigInt(scopeNowMs(ctx, scope));
         const updated = await trx
           .updateTable('events')
           .set({ delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now })

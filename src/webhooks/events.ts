@@ -1,7 +1,8 @@
 import { newId } from '../domain/ids.ts';
 import { enqueueJob } from '../jobs/queue.ts';
+import type { DeliverPayload } from '../jobs/kinds.ts';
 import type { Tx } from '../store/db.ts';
-import type { Scope } from '../services/context.ts';
+import type { Scope } from '../context.ts';
 
 export interface EventInput {
   /** OBJECT.EVENT, e.g. OUTGOING_PAYMENT.PENDING, INCOMING_PAYMENT.COMPLETED, INVITATION.CLAIMED. */
@@ -9,21 +10,6 @@ export interface EventInput {
   objectId: string;
   /** The resource as GET returns it now. */
   data: unknown;
-}
-
-export const DELIVER_JOB = 'webhook.deliver';
-
-/**
- * What a delivery job carries. `run` is the event's delivery run (1, then one more per redelivery);
- * `attempt` is 1-based within the run; `since` is the scope time of the run's first attempt (absent
- * until it has happened); `url` overrides the configured endpoint (the TEST sent when it changes).
- */
-export interface DeliverPayload {
-  eventId: string;
-  run: number;
-  attempt: number;
-  since?: number;
-  url?: string;
 }
 
 /** Queues delivery of an event in the caller's transaction. `realNowMs` is wall-clock time. */
@@ -34,7 +20,7 @@ export async function enqueueDelivery(
   realNowMs: number,
   delayMs = 0,
 ): Promise<string> {
-  return enqueueJob(trx, scope, DELIVER_JOB, payload, realNowMs, delayMs);
+  return enqueueJob(trx, scope, 'webhook.deliver', payload, realNowMs, delayMs);
 }
 
 /**
@@ -42,7 +28,7 @@ export async function enqueueDelivery(
  * Its delivery job is queued in the same transaction, so a committed event is always delivered (or
  * marked NO_ENDPOINT); delivery itself happens later, outside any transaction (webhooks/delivery.ts).
  * A scope known to have no endpoint marks the event NO_ENDPOINT at once: no job, no later work.
- * `nowMs` is scope time (`nowMs(ctx, scope)`); `scope` must carry its clock offset, as every scope
+ * `nowMs` is scope time (`scopeNowMs(ctx, scope)`); `scope` must carry its clock offset, as every scope
  * from a request or from loadScope does, since the job queue runs on wall-clock time.
  */
 export async function recordEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number): Promise<string> {

@@ -13,7 +13,7 @@ import {
   randomBytes,
   type KeyObject,
 } from 'node:crypto';
-import type { Ctx, Scope } from '../services/context.ts';
+import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 import type { SigningAlgorithm } from '../store/schema.ts';
 import type { SigningKeys } from './signing.ts';
 
@@ -97,7 +97,7 @@ export function makeKeyStore(ctx: Ctx) {
           algorithm,
           public_key: fresh.publicPem,
           sealed_private_key: seal(key, fresh.privateDer, owner),
-          created_at: BigInt(ctx.clock.nowMs()),
+          created_at: BigInt(wallNowMs(ctx)),
         })
         .onConflict((oc) => oc.columns(['platform_id', 'environment', 'algorithm']).doNothing())
         .execute();

@@ -34,7 +34,7 @@ export const BUSINESS_INFO = {
 export interface AccountRequest {
   currency: string;
   accountInfo: Record<string, unknown>;
-  cryptoNetwork?: string;
+  cryptoNetwork?: string | undefined;
   [key: string]: unknown;
 }
 
@@ -413,7 +413,7 @@ export const REJECTIONS: Rejection[] = [
   },
   {
     name: 'PIX key of 78 characters',
-    request: set('PIX', { pixKey: 'a'.repeat(66) + '@pix.com.br' + 'x' }),
+    request: set('PIX', { pixKey: 'a'.repeat(66) + '@pix.com.brx' }),
     field: 'accountInfo.pixKey',
     rule: 'length:1-77',
   },

@@ -166,7 +166,10 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     const results = await Promise.all(
       Array.from({ length: 4 }, () => a.api.post('/customers/external-accounts', { customerId: racer, ...same })),
     );
-    assert.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409, 409]);
+    assert.deepEqual(
+      results.map((r) => r.status).sort((x, y) => x - y),
+      [201, 409, 409, 409],
+    );
     assert.ok(results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS'));
   });
 

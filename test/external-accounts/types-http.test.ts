@@ -108,7 +108,7 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
 
   for (const r of REJECTIONS) {
     it(`400 for ${r.name}, naming ${r.field} and ${r.rule}; nothing stored`, async () => {
-      const before = await count();
+      const previous = await count();
       const res = await createFor(r.request());
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.deepEqual(
@@ -116,7 +116,7 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
         [400, 'INVALID_INPUT', r.field, r.rule],
       );
       assert.equal(typeof res.body.message, 'string');
-      assert.equal(await count(), before);
+      assert.equal(await count(), previous);
     });
   }
 
@@ -152,7 +152,7 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
         });
       }
       it(`${type} ending 105 → 400 INVALID_BANK_ACCOUNT, 109 → 500 GRID_SWITCH_ERROR, nothing stored`, async () => {
-        const before = await count();
+        const previous = await count();
         const invalid = await createFor(BUILD[type]('105'));
         assert.deepEqual([invalid.status, invalid.body.status, invalid.body.code], [400, 400, 'INVALID_BANK_ACCOUNT']);
         const simulated = await createFor(BUILD[type]('109'));
@@ -161,7 +161,7 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
           [500, 500, 'GRID_SWITCH_ERROR'],
         );
         assert.match(simulated.body.message, /[Ss]imulated sandbox/);
-        assert.equal(await count(), before);
+        assert.equal(await count(), previous);
       });
     }
   });

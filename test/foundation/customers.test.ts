@@ -58,7 +58,7 @@ describe('customers', () => {
       [{ customerType: 'BUSINESS', platformCustomerId: 'b', fullName: 'Not a business field' }, 'customerType'],
       [{ ...individual, umaAddress: 'not-an-address' }, 'umaAddress'],
     ];
-    const before = (await p.api.get('/customers?isIncludingDeleted=true')).body.totalCount;
+    const previous = (await p.api.get('/customers?isIncludingDeleted=true')).body.totalCount;
     for (const [body, field] of cases) {
       const res = await p.api.post('/customers', body);
       assert.equal(res.status, 400, JSON.stringify(body));
@@ -66,7 +66,7 @@ describe('customers', () => {
     }
     assert.equal(
       (await p.api.get('/customers?isIncludingDeleted=true')).body.totalCount,
-      before,
+      previous,
       'nothing was written',
     );
   });

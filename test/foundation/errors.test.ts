@@ -88,8 +88,8 @@ describe('error shape', () => {
       assertShape(res, 400, 'INVALID_INPUT');
       assert.equal(res.body.details.field, 'amount', `amount ${amount}`);
     }
-    const after = await p.api.get('/platform/internal-accounts?currency=USD');
-    assert.equal(after.body.data[0].balance.amount, 0, 'bad input changed nothing');
+    const later = await p.api.get('/platform/internal-accounts?currency=USD');
+    assert.equal(later.body.data[0].balance.amount, 0, 'bad input changed nothing');
   });
 
   it('serves its own OpenAPI document', async () => {

@@ -18,9 +18,9 @@ describe('metrics', () => {
     const quote = await p.api.post('/quotes', {}); // 400: counted too
     assert.equal(quote.status, 400);
 
-    const before = await client(server.baseUrl).get('/metrics');
-    assert.equal(before.status, 200);
-    const text = before.body as string;
+    const previous = await client(server.baseUrl).get('/metrics');
+    assert.equal(previous.status, 200);
+    const text = previous.body as string;
     assert.match(
       text,
       /payouts_http_requests_total\{method="GET",route="\/2025-10-13\/customers\/:customerId",status="200"\} 1/,

@@ -38,10 +38,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     env: { ...base, DATABASE_URL: url.toString() },
     async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
+      const dropper = new pg.Client({ connectionString: serverUrl });
+      await dropper.connect();
+      await dropper.query(`drop database if exists ${name} with (force)`);
+      await dropper.end();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -87,7 +87,7 @@ export function client(baseUrl: string, auth?: Credentials | string): Client {
       h['content-type'] ??= 'application/json';
     }
     const unversioned = path.startsWith(API) || ['/healthz', '/readyz', '/metrics'].includes(path);
-    const res = await fetch(baseUrl + (unversioned ? path : API + path), { method, headers: h, body: payload });
+    const res = await fetch(baseUrl + (unversioned ? path : API + path), { method, headers: h, body: payload ?? null });
     const text = await res.text();
     let parsed: unknown = text;
     try {

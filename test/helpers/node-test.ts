@@ -14,12 +14,15 @@ function boundedTest(run: typeof nodeTest.it) {
   return (name: string, optionsOrBody?: TestOptions | TestBody, body?: TestBody) => {
     const options = typeof optionsOrBody === 'function' ? {} : (optionsOrBody ?? {});
     const fn = typeof optionsOrBody === 'function' ? optionsOrBody : body;
-    return run(name, { timeout: TEST_TIMEOUT_MS, ...options }, fn);
+    // node:test schedules the test itself; the promise it returns is not the caller's to await.
+    void run(name, { timeout: TEST_TIMEOUT_MS, ...options }, fn);
   };
 }
 
 function boundedHook(register: typeof nodeTest.before) {
-  return (fn: HookBody, options: nodeTest.HookOptions = {}) => register(fn, { timeout: TEST_TIMEOUT_MS, ...options });
+  return (fn: HookBody, options: nodeTest.HookOptions = {}) => {
+    register(fn, { timeout: TEST_TIMEOUT_MS, ...options });
+  };
 }
 
 export const it = boundedTest(nodeTest.it);
@@ -29,4 +32,6 @@ export const after = boundedHook(nodeTest.after);
 export const beforeEach = boundedHook(nodeTest.beforeEach);
 export const afterEach = boundedHook(nodeTest.afterEach);
 // A suite's own time is the sum of its tests', so suites are not bounded here (the file is, by the runner).
-export const describe = nodeTest.describe;
+export function describe(name: string, optionsOrBody?: TestOptions | nodeTest.SuiteFn, body?: nodeTest.SuiteFn): void {
+  void nodeTest.describe(name, optionsOrBody as TestOptions, body);
+}

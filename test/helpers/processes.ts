@@ -132,7 +132,7 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = PROCE
     );
   } catch (error) {
     await stopChild(child);
-    throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`);
+    throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`, { cause: error });
   }
   return server;
 }

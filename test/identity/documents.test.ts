@@ -82,7 +82,7 @@ describe('documents', () => {
     assert.equal(ok.status, 201);
     assert.equal(ok.body.documentHolder, bo.id);
     const theirs = await createCustomer(other, individual('theirs'));
-    const before = await rowCount();
+    const previous = await rowCount();
     for (const holder of [
       'Customer:00000000-0000-7000-8000-000000000000',
       'BeneficialOwner:00000000-0000-7000-8000-000000000000',
@@ -92,7 +92,7 @@ describe('documents', () => {
       const res = await upload(fieldsFor(holder), { bytes: PDF, name: 'x.pdf' });
       assert.equal(res.status, 404, holder);
     }
-    assert.equal(await rowCount(), before);
+    assert.equal(await rowCount(), previous);
   });
 
   it('refuses a renamed text file, missing and bad fields with 400 naming the field, leaving nothing behind', async () => {

@@ -200,7 +200,7 @@ describe('invitations', () => {
   it('records the claim event in the claim transaction: a failed commit leaves neither', async () => {
     const { code } = (await invite()).body;
     const { store } = server.app;
-    const before = (await eventsOf(server, p.platformId)).length;
+    const previous = (await eventsOf(server, p.platformId)).length;
     await assert.rejects(
       store.tx(async (trx) => {
         await trx.updateTable('invitations').set({ status: 'CLAIMED' }).where('code', '=', code).execute();
@@ -210,10 +210,10 @@ describe('invitations', () => {
           { type: 'INVITATION.CLAIMED', objectId: code, data: {} },
           Date.now(),
         );
-        throw new Error('crash before commit');
+        throw new Error('crash previous commit');
       }),
     );
-    assert.equal((await eventsOf(server, p.platformId)).length, before);
+    assert.equal((await eventsOf(server, p.platformId)).length, previous);
     assert.equal((await p.api.get(`/invitations/${code}`)).body.status, 'PENDING');
   });
 

@@ -219,7 +219,7 @@ describe('beneficial owners and verifications', () => {
       );
       const res = await p.api.post('/verifications', { customerId: company.id });
       assert.equal(res.body.verificationStatus, 'RESOLVE_ERRORS');
-      const types = res.body.errors.map((e: any) => e.type);
+      const types = new Set(res.body.errors.map((e: any) => e.type));
       for (const t of [
         'MISSING_LEGAL_PRESENCE_DOCUMENT',
         'MISSING_COMPANY_DETAILS_DOCUMENT',
@@ -228,7 +228,7 @@ describe('beneficial owners and verifications', () => {
         'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
         'MISSING_BENEFICIAL_OWNER',
       ]) {
-        assert.ok(types.includes(t), t);
+        assert.ok(types.has(t), t);
       }
       assert.deepEqual(
         res.body.errors.filter((e: any) => e.type === 'MISSING_FIELD').map((e: any) => e.field),

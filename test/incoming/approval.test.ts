@@ -353,7 +353,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
         p.api.post(`/transactions/${id}/reject`, { reason: 'race' }),
         p.api.post('/sandbox/clock/advance', { seconds: 5 }),
       ]);
-      const statuses = [approve.status, reject.status].sort();
+      const statuses = [approve.status, reject.status].sort((a, b) => a - b);
       const final = (await p.api.get(`/transactions/${id}`)).body.status;
       if (final === 'FAILED') assert.deepEqual(statuses, [409, 409], 'the timeout won');
       else {

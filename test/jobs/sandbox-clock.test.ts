@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { enqueueJob } from '../../src/jobs/queue.ts';
 import { loadScope } from '../../src/services/platforms.ts';
-import { nowMs } from '../../src/services/context.ts';
+import { scopeNowMs } from '../../src/context.ts';
+
+// Job kinds that exist only in this test, added to the registry's types the way a module would.
+declare module '../../src/jobs/kinds.ts' {
+  interface JobPayloads {
+    'test.record': { id: string };
+    'test.flaky': { id: string };
+  }
+}
 
 describe('durable jobs and the sandbox clock', () => {
   let server: TestServer;
@@ -17,8 +25,8 @@ describe('durable jobs and the sandbox clock', () => {
     p = await server.platform('clock');
     other = await server.platform('bystander');
     const { worker, ctx } = server.app.services;
-    worker.register('test.record', async (job, scope) => {
-      ran.push({ id: (JSON.parse(job.payload) as { id: string }).id, at: nowMs(ctx, scope) });
+    worker.register('test.record', async ({ id }, _job, scope) => {
+      ran.push({ id, at: scopeNowMs(ctx, scope) });
     });
     worker.register('test.flaky', async () => {
       if (failuresLeft-- > 0) throw new Error('not yet');
@@ -26,7 +34,7 @@ describe('durable jobs and the sandbox clock', () => {
   });
   after(() => server.close());
 
-  async function enqueue(platformId: string, kind: string, id: string, delayMs: number) {
+  async function enqueue(platformId: string, kind: 'test.record' | 'test.flaky', id: string, delayMs: number) {
     const { store, clock } = server.app.services.ctx;
     await store.tx((trx) =>
       enqueueJob(trx, { platformId, environment: 'sandbox' }, kind, { id }, clock.nowMs(), delayMs),
@@ -36,8 +44,8 @@ describe('durable jobs and the sandbox clock', () => {
   it("runs a 6-minute job only when this platform's clock reaches it", async () => {
     await enqueue(p.platformId, 'test.record', 'six-minutes', 6 * 60_000);
     await enqueue(other.platformId, 'test.record', 'other-platform', 60_000);
-    const before = await p.api.get('/sandbox/clock');
-    assert.equal(before.body.offsetMs, 0);
+    const previous = await p.api.get('/sandbox/clock');
+    assert.equal(previous.body.offsetMs, 0);
 
     const short = await p.api.post('/sandbox/clock/advance', { seconds: 300 });
     assert.equal(short.status, 200);
@@ -51,7 +59,7 @@ describe('durable jobs and the sandbox clock', () => {
       "the other platform's job is not touched",
     );
     const scope = await loadScope(server.app.services.ctx, p.platformId, 'sandbox');
-    assert.ok(ran[0]!.at - Date.parse(before.body.now) >= 361_000, 'the job saw the advanced time');
+    assert.ok(ran[0]!.at - Date.parse(previous.body.now) >= 361_000, 'the job saw the advanced time');
     assert.equal(scope.clockOffsetMs, 361_000);
 
     // The sandbox clock moves the platform's createdAt stamps too.

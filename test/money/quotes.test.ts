@@ -275,8 +275,9 @@ describe('quotes', () => {
     );
     assert.equal(bad.status, 400);
     assert.equal(bad.body.details.field, 'destination.externalAccountDetails.accountInfo.vpa');
-    const before = (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`))
-      .body.totalCount;
+    const previous = (
+      await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`)
+    ).body.totalCount;
     const failingQuote = await p.api.post('/quotes', {
       ...body({ ...details, accountInfo: { ...details.accountInfo, vpa: 'asha.001@okaxis' } }),
       lockedCurrencyAmount: 1,
@@ -286,7 +287,7 @@ describe('quotes', () => {
     assert.equal(
       (await p.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(payer.customerId)}`)).body
         .totalCount,
-      before,
+      previous,
       'a refused quote leaves no account behind',
     );
   });

@@ -97,7 +97,7 @@ describe('transfers without a quote', () => {
   it('refuses an overdraft with INSUFFICIENT_BALANCE and changes nothing', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 100);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const before = await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}`);
+    const previous = await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}`);
     const res = await p.api.post('/transfer-out', {
       source: { accountId },
       destination: { accountId: destination },
@@ -107,7 +107,7 @@ describe('transfers without a quote', () => {
     assert.equal(res.body.code, 'INSUFFICIENT_BALANCE');
     assert.equal(await balance(p, customerId), 100);
     const afterList = await p.api.get(`/transactions?customerId=${encodeURIComponent(customerId)}`);
-    assert.equal(afterList.body.totalCount, before.body.totalCount, 'no transaction was left behind');
+    assert.equal(afterList.body.totalCount, previous.body.totalCount, 'no transaction was left behind');
   });
 
   it('refuses bad references with a 4xx naming the field', async () => {

@@ -112,9 +112,9 @@ describe('platform configuration', () => {
       assert.equal(res.body.code, 'INVALID_INPUT');
       assert.equal(res.body.details.field, field, JSON.stringify(body));
     }
-    const after = (await p.api.get('/config')).body;
-    assert.equal(after.webhookEndpoint, null);
-    assert.equal(after.supportedCurrencies.length, 14);
+    const later = (await p.api.get('/config')).body;
+    assert.equal(later.webhookEndpoint, null);
+    assert.equal(later.supportedCurrencies.length, 14);
     assert.equal((await p.api.get('/webhook-events')).body.totalCount, 0);
   });
 

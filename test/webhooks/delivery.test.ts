@@ -62,7 +62,8 @@ describe('webhook delivery', () => {
     const r = await receiver((_n, got, res) => {
       if (got.body.transaction?.id === 'A' && got.body.transaction.status === 'PENDING' && !failedOnce) {
         failedOnce = true;
-        return res.writeHead(503).end('busy');
+        res.writeHead(503).end('busy');
+        return;
       }
       res.writeHead(200).end();
     });
@@ -337,7 +338,8 @@ async function advance30Min(api: { post: (p: string, b: unknown) => Promise<{ st
 
 describe('leases over a delivery', () => {
   it('a job re-claimed by another process after its lease ran out is not sent by the first', async () => {
-    const server = await startServer(ENV);
+    // No background worker: this test plays both processes, and a worker claiming first would race it.
+    const server = await startServer({ ...ENV, RUN_WORKERS: 'false' });
     const r = await startReceiver();
     try {
       const p = await server.platform();
@@ -350,12 +352,12 @@ describe('leases over a delivery', () => {
       await record(server, p.platformId, 'OUTGOING_PAYMENT.PENDING', 'Transaction:lease', {});
       const now = Date.now();
       const [mine] = await claimJobs(store, now, 10, 10, { platformId: p.platformId });
-      assert.ok(mine);
+      assert.ok(mine, 'the queued delivery is claimed');
       // Our lease runs out; another process claims the job with a lease of its own.
       const [theirs] = await claimJobs(store, now + 20, 60_000, 10, { platformId: p.platformId });
       assert.equal(theirs?.id, mine.id);
       assert.equal(await renewLease(store, { ...mine }, now + 30, 60_000), false, 'no longer ours');
-      assert.equal(await renewLease(store, theirs!, now + 30, 60_000), true);
+      assert.equal(await renewLease(store, theirs, now + 30, 60_000), true);
     } finally {
       await r.close();
       await server.close();

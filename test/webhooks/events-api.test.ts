@@ -85,7 +85,7 @@ describe('delivery log, redelivery and the test webhook', () => {
       status: 'COMPLETED',
     });
     await drain();
-    const before = r.received.length;
+    const previous = r.received.length;
     const res = await p.api.post(`/webhook-events/${id}/redeliver`);
     assert.equal(res.status, 202);
     assert.equal(res.body.id, id);
@@ -96,7 +96,7 @@ describe('delivery log, redelivery and the test webhook', () => {
       async () => (await p.api.get(`/webhook-events/${id}`)).body.deliveryState === 'DELIVERED',
       'the redelivery',
     );
-    assert.equal(r.received.length, before + 1);
+    assert.equal(r.received.length, previous + 1);
     assert.equal(r.received.at(-1)!.body.id, id, 'the receiver can dedupe on the id');
     const e = (await p.api.get(`/webhook-events/${id}`)).body;
     assert.equal(e.deliveryState, 'DELIVERED');
@@ -138,12 +138,12 @@ describe('delivery log, redelivery and the test webhook', () => {
     const verify = await loadDocsVerifier();
     const keys = (await p.api.get('/config')).body;
     for (const path of ['/webhooks/test', '/sandbox/webhooks/test']) {
-      const before = r.received.length;
+      const previous = r.received.length;
       const res = await p.api.post(path);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body, { url: r.url, response_status: 200, response_body: 'ok' });
       const got = r.received.at(-1)!;
-      assert.equal(r.received.length, before + 1);
+      assert.equal(r.received.length, previous + 1);
       assert.equal(got.body.type, 'TEST');
       assert.equal(got.body.test, true, 'LEGACY envelope');
       assert.ok(verify(got.raw, got.headers, keys));

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../helpers/harness.ts';
 import { recordEvent } from '../../src/webhooks/events.ts';
 import { loadScope } from '../../src/services/platforms.ts';
-import { nowMs } from '../../src/services/context.ts';
+import { scopeNowMs } from '../../src/context.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -90,5 +90,5 @@ export async function record(
 ): Promise<string> {
   const ctx = server.app.services.ctx;
   const scope = await loadScope(ctx, platformId, environment);
-  return server.app.store.tx((trx) => recordEvent(trx, scope, { type, objectId, data }, nowMs(ctx, scope)));
+  return server.app.store.tx((trx) => recordEvent(trx, scope, { type, objectId, data }, scopeNowMs(ctx, scope)));
 }

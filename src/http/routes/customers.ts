@@ -1,5 +1,5 @@
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from '../schemas/customers.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ms, pageOf } from './paging.ts';

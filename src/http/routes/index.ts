@@ -1,5 +1,5 @@
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { beneficialOwnerRoutes } from './beneficial-owners.ts';
 import { configRoutes } from './config.ts';
 import { customerRoutes } from './customers.ts';

@@ -1,5 +1,5 @@
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { Invitation, InvitationClaim, InvitationCodeParam, InvitationCreate } from '../schemas/invitations.ts';
 import { errors } from '../schemas/common.ts';
 

@@ -1,5 +1,5 @@
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ExchangeRate, ExchangeRateQuery, Quote, QuoteCreate, QuoteListQuery, SandboxSend } from '../schemas/quotes.ts';
 import { Transaction } from '../schemas/transactions.ts';

@@ -1,5 +1,5 @@
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { AppError } from '../../domain/errors.ts';
 import { errors } from '../schemas/common.ts';
 import { SandboxClock, SandboxClockAdvance } from '../schemas/sandbox.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { ApiToken, TokenCreate, TokenListQuery } from '../schemas/tokens.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ms, pageOf } from './paging.ts';

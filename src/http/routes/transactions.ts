@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { Transaction, TransactionListQuery, TransferRequest } from '../schemas/transactions.ts';
 import { ms, pageOf } from './paging.ts';

@@ -1,5 +1,5 @@
 import type { Http } from '../server.ts';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../services/index.ts';
 import { Verification, VerificationCreate, VerificationListQuery } from '../schemas/verifications.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';

@@ -1,0 +1,89 @@
+// The composition of every service: one factory that binds each service to what it depends on. The
+// HTTP layer, the CLI and the tests reach services through the Services type defined here.
+import type { Logger } from 'pino';
+import type { Ctx } from '../context.ts';
+import { rateAsNumber } from '../domain/rates.ts';
+import { JobWorker } from '../jobs/worker.ts';
+import { makeMetrics } from '../metrics.ts';
+import type { Environment } from '../store/schema.ts';
+import { makeDocumentFileStore } from '../store/document-files.ts';
+import { makeWebhookService } from '../webhooks/delivery.ts';
+import { makeBeneficialOwnerService } from './beneficial-owners.ts';
+import { makeCustomerService } from './customers.ts';
+import { makeDocumentService } from './documents.ts';
+import { makeExternalAccountService } from './external-accounts.ts';
+import { makeIncomingPaymentService } from './incoming-payments.ts';
+import { makeInternalAccountService } from './internal-accounts.ts';
+import { makeInvitationService } from './invitations.ts';
+import { makePlatformConfigService } from './platform-config.ts';
+import { loadScope } from './platforms.ts';
+import { makeQuoteService } from './quotes.ts';
+import { makeRateService } from './rates.ts';
+import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
+import { makeSandboxClockService } from './sandbox-clock.ts';
+import { makeTokenService } from './tokens.ts';
+import { makeTransactionService } from './transactions.ts';
+import { makeTransferService } from './transfers.ts';
+import { makeVerificationService } from './verifications.ts';
+
+/** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
+export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
+  const metrics = makeMetrics(ctx.store);
+  const worker = new JobWorker(
+    ctx.store,
+    ctx.clock,
+    log,
+    {
+      pollMs: ctx.config.jobPollMs,
+      // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
+      leaseMs: 60_000,
+      batchSize: 20,
+      maxAttempts: 10,
+      scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
+    },
+    metrics.jobs,
+  );
+  const customers = makeCustomerService(ctx);
+  const externalAccounts = makeExternalAccountService(ctx, customers);
+  const transactions = makeTransactionService(ctx, worker);
+  const rates = makeRateService(ctx);
+  // Receiver lookups estimate with the same rates quotes lock: the sandbox table, or the operator's file.
+  const estimateRate: EstimateRate = async (scope, from, to) => {
+    try {
+      return rateAsNumber(rates.pair(scope, from, to).rate);
+    } catch {
+      return undefined;
+    }
+  };
+  const beneficialOwners = makeBeneficialOwnerService(ctx, customers);
+  const invitations = makeInvitationService(ctx);
+  const documentFiles = makeDocumentFileStore(ctx.config.dataDir);
+  worker.register('invitation.expire', (payload, _job, scope) => invitations.expire(payload, scope));
+  const webhooks = makeWebhookService(ctx, worker, log, random);
+  return {
+    ctx,
+    log,
+    metrics,
+    worker,
+    tokens: makeTokenService(ctx),
+    customers,
+    internalAccounts: makeInternalAccountService(ctx),
+    sandboxClock: makeSandboxClockService(ctx, worker),
+    externalAccounts,
+    transactions,
+    rates,
+    transfers: makeTransferService(ctx, worker, transactions, externalAccounts),
+    quotes: makeQuoteService(ctx, worker, transactions, externalAccounts, customers, rates),
+    beneficialOwners,
+    invitations,
+    documentFiles,
+    documents: makeDocumentService(ctx, documentFiles, customers, beneficialOwners),
+    verifications: makeVerificationService(ctx, customers),
+    receiverLookups: makeReceiverLookupService(ctx, { customers, externalAccounts, estimateRate }),
+    webhooks,
+    incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
+    platformConfig: makePlatformConfigService(ctx, webhooks),
+  };
+}
+
+export type Services = ReturnType<typeof makeServices>;
