@@ -72,9 +72,9 @@ function railName(status: VerificationStatus, name: string): string | undefined 
  * (105 → 400 INVALID_BANK_ACCOUNT, 109 → 500 GRID_SWITCH_ERROR), which the caller lets escape so that
  * nothing is stored.
  *
- * - Sandbox: the suffix table above. With no beneficiary name to compare (wallets, Lightning, a platform
- *   account without beneficiary) the name-comparing outcomes become UNSUPPORTED; the error suffixes and
- *   the name-free statuses still apply, so every outcome stays testable.
+ * - Sandbox: the suffix table above, row for row, whatever the account type: every outcome of the
+ *   specification's table holds for wallets, Lightning and platform accounts without a beneficiary too.
+ *   Only the verified name needs a name to spell: without one, none is returned.
  * - Production: the default connector has no name-check service, so it says so: UNSUPPORTED.
  */
 export function verifyBeneficiary(
@@ -85,9 +85,7 @@ export function verifyBeneficiary(
   if (environment === 'production') return { status: 'UNSUPPORTED' };
   const outcome = SANDBOX_VERIFICATION[sandboxSuffix(primaryIdentifier)] ?? { status: 'MATCHED' };
   if ('error' in outcome) throw outcome.error();
-  const comparesName =
-    outcome.status === 'MATCHED' || outcome.status === 'PARTIAL_MATCH' || outcome.status === 'NOT_MATCHED';
-  if (beneficiaryName === null) return { status: comparesName ? 'UNSUPPORTED' : outcome.status };
+  if (beneficiaryName === null) return { status: outcome.status };
   const verifiedName = railName(outcome.status, beneficiaryName);
   return verifiedName === undefined ? { status: outcome.status } : { status: outcome.status, verifiedName };
 }

@@ -210,9 +210,12 @@ describe('beneficiary verification outcomes', () => {
     );
   });
 
-  it('without a name to compare, name outcomes are UNSUPPORTED and error suffixes still apply', () => {
-    assert.deepEqual(verifyBeneficiary('sandbox', 'x000', null), { status: 'UNSUPPORTED' });
+  it('without a name to compare, every row of the table still holds, with no verified name', () => {
+    assert.deepEqual(verifyBeneficiary('sandbox', 'x000', null), { status: 'MATCHED' });
+    assert.deepEqual(verifyBeneficiary('sandbox', 'x102', null), { status: 'NOT_MATCHED' });
+    assert.deepEqual(verifyBeneficiary('sandbox', 'x103', null), { status: 'PARTIAL_MATCH' });
     assert.deepEqual(verifyBeneficiary('sandbox', 'x104', null), { status: 'PENDING' });
+    assert.deepEqual(verifyBeneficiary('sandbox', 'x106', null), { status: 'UNSUPPORTED' });
     assert.throws(() => verifyBeneficiary('sandbox', 'x105', null), AppError);
   });
 

@@ -58,7 +58,8 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       // The echo is exactly what was sent (extra fields like bankName included), plus the discriminators.
       assert.deepEqual(a.accountInfo, req.accountInfo);
       const needsName = 'beneficiary' in req.accountInfo;
-      assert.equal(a.beneficiaryVerificationStatus, needsName ? 'MATCHED' : 'UNSUPPORTED');
+      // Suffix 000 is "any other": MATCHED for every type, with the name spelled only when there is one.
+      assert.equal(a.beneficiaryVerificationStatus, 'MATCHED');
       if (needsName) assert.deepEqual(a.beneficiaryVerifiedData, { fullName: 'JANE DOE' });
       assert.equal(a.createdAt, a.updatedAt);
       const fetched = await p.api.get(`/customers/external-accounts/${a.id}`);
@@ -72,7 +73,8 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
     const res = await p.api.post('/platform/external-accounts', bank);
     assert.equal(res.status, 201);
     assert.equal(res.body.customerId, null);
-    assert.equal(res.body.beneficiaryVerificationStatus, 'UNSUPPORTED');
+    assert.equal(res.body.beneficiaryVerificationStatus, 'MATCHED');
+    assert.equal(res.body.beneficiaryVerifiedData, undefined, 'no name to spell');
   });
 
   it('accepts both business beneficiary shapes and an address without state', async () => {
@@ -163,6 +165,18 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
         assert.match(simulated.body.message, /[Ss]imulated sandbox/);
         assert.equal(await count(), previous);
       });
+    }
+    // Accounts without a beneficiary name (wallets, Lightning) follow the same table: only the spelled
+    // name needs a name.
+    for (const type of ['SPARK_WALLET', 'LIGHTNING'] as const) {
+      for (const [suffix, status] of named) {
+        it(`${type} ending ${suffix} → ${status}, with no verified name`, async () => {
+          const res = await createFor(BUILD[type](suffix));
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+          assert.equal(res.body.beneficiaryVerificationStatus, status);
+          assert.equal(res.body.beneficiaryVerifiedData, undefined);
+        });
+      }
     }
   });
 });
