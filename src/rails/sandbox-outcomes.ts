@@ -1,4 +1,5 @@
 import { sandboxSuffix } from '../domain/account-types.ts';
+import { FALLBACK_FAILURE_REASON, type FailureReason } from '../domain/failure-reasons.ts';
 import type { RefundReason } from '../domain/transactions.ts';
 import type { SandboxTestReceiver } from '../domain/uma-receivers.ts';
 
@@ -10,16 +11,16 @@ import type { SandboxTestReceiver } from '../domain/uma-receivers.ts';
 export type Outcome =
   | { kind: 'COMPLETE' }
   | { kind: 'COMPLETE_AFTER'; delayMs: number }
-  | { kind: 'FAIL'; reason: string; refund: 'COMPLETED' | 'FAILED'; refundReason: RefundReason }
-  | { kind: 'FAIL_AFTER'; delayMs: number; reason: string; refundReason: RefundReason }
-  | { kind: 'COMPLETE_THEN_RETURN'; returnAfterMs: number; reason: string }
+  | { kind: 'FAIL'; reason: FailureReason; refund: 'COMPLETED' | 'FAILED'; refundReason: RefundReason }
+  | { kind: 'FAIL_AFTER'; delayMs: number; reason: FailureReason; refundReason: RefundReason }
+  | { kind: 'COMPLETE_THEN_RETURN'; returnAfterMs: number; reason: FailureReason }
   | { kind: 'MANUAL' };
 
 export const THIRTY_SECONDS = 30_000;
 export const SIX_MINUTES = 6 * 60_000;
 
 const complete: Outcome = { kind: 'COMPLETE' };
-const fail = (reason: string, refundReason: RefundReason = 'TRANSACTION_FAILED'): Outcome => ({
+const fail = (reason: FailureReason, refundReason: RefundReason = 'TRANSACTION_FAILED'): Outcome => ({
   kind: 'FAIL',
   reason,
   refund: 'COMPLETED',
@@ -28,14 +29,15 @@ const fail = (reason: string, refundReason: RefundReason = 'TRANSACTION_FAILED')
 
 /**
  * Transfers without a quote (push out or pull in), specification "Sandbox test patterns". Failure reasons
- * use the names the public API gives these situations (INSUFFICIENT_BALANCE and INVALID_BANK_ACCOUNT from
- * its lifecycle guidance, TIMEOUT from the official TypeScript client).
+ * are public values only (domain/failure-reasons.ts): INSUFFICIENT_BALANCE and INVALID_BANK_ACCOUNT from
+ * the specification's lifecycle guidance; a rail that times out gets the contract's coarse fallback, and
+ * its refund says TIMEOUT.
  */
 export const TRANSFER_OUTCOMES: Readonly<Record<string, Outcome>> = {
   '002': fail('INSUFFICIENT_BALANCE'),
   '003': fail('INVALID_BANK_ACCOUNT'),
   '004': fail('COUNTERPARTY_POST_TX_FAILED'),
-  '005': { kind: 'FAIL_AFTER', delayMs: THIRTY_SECONDS, reason: 'TIMEOUT', refundReason: 'TIMEOUT' },
+  '005': { kind: 'FAIL_AFTER', delayMs: THIRTY_SECONDS, reason: FALLBACK_FAILURE_REASON, refundReason: 'TIMEOUT' },
 };
 
 /** Quotes to an external account (pre-created or inline), after execution. */
@@ -43,8 +45,9 @@ export const QUOTE_OUTCOMES: Readonly<Record<string, Outcome>> = {
   '002': fail('QUOTE_EXECUTION_FAILED'),
   '003': { kind: 'COMPLETE_AFTER', delayMs: SIX_MINUTES },
   '004': fail('COUNTERPARTY_POST_TX_FAILED'),
-  '005': { kind: 'COMPLETE_THEN_RETURN', returnAfterMs: THIRTY_SECONDS, reason: 'COUNTERPARTY_POST_TX_FAILED' },
-  '006': fail('USER_CANCELLATION', 'USER_CANCELLATION'),
+  '005': { kind: 'COMPLETE_THEN_RETURN', returnAfterMs: THIRTY_SECONDS, reason: 'PAYOUT_RETURNED' },
+  // No public failure reason names a user's cancellation: the fallback, with the refund saying why.
+  '006': fail(FALLBACK_FAILURE_REASON, 'USER_CANCELLATION'),
   // The payout fails and so does the refund: the money stays in the in-flight account for an operator.
   '007': { kind: 'FAIL', reason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'FAILED', refundReason: 'TRANSACTION_FAILED' },
 };
@@ -52,7 +55,7 @@ export const QUOTE_OUTCOMES: Readonly<Record<string, Outcome>> = {
 /** Sandbox UMA test addresses (facts §8): the local part names the behaviour. */
 export function umaOutcome(receiver: SandboxTestReceiver): Outcome {
   if (receiver.behaviour === 'PENDING_LONG') return { kind: 'COMPLETE_AFTER', delayMs: SIX_MINUTES };
-  if (receiver.behaviour === 'FAIL_COMPLIANCE') return fail('COUNTERPARTY_POST_TX_FAILED');
+  if (receiver.behaviour === 'FAIL_COMPLIANCE') return fail('COMPLIANCE_REJECTED');
   return complete;
 }
 

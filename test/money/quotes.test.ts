@@ -169,7 +169,7 @@ describe('quotes', () => {
   const failures = [
     ['002', 'QUOTE_EXECUTION_FAILED', 'TRANSACTION_FAILED'],
     ['004', 'COUNTERPARTY_POST_TX_FAILED', 'TRANSACTION_FAILED'],
-    ['006', 'USER_CANCELLATION', 'USER_CANCELLATION'],
+    ['006', 'COUNTERPARTY_POST_TX_FAILED', 'USER_CANCELLATION'],
   ] as const;
   for (const [tail, reason, refundReason] of failures) {
     it(`a quote to …${tail} fails with ${reason} and refunds the payer`, async () => {
@@ -206,6 +206,7 @@ describe('quotes', () => {
     await p.api.post('/sandbox/clock/advance', { seconds: 30 });
     const tx = (await p.api.get(`/transactions/${quote.transactionId}`)).body;
     assert.equal(tx.status, 'FAILED');
+    assert.equal(tx.failureReason, 'PAYOUT_RETURNED');
     assert.equal(tx.refund.status, 'COMPLETED');
     assert.equal(await balance(p, customerId), 100_000);
     assert.deepEqual(await eventTypes(server, tx.id), [
@@ -312,7 +313,9 @@ describe('quotes', () => {
       currency: 'MXN',
     });
     assert.equal(tx.receiverUmaAddress, '$success.mxn@sandbox.uma.money');
-    assert.equal((await pay('$fail.compliance.usd@sandbox.grid.uma.money')).body.status, 'FAILED');
+    const blocked = (await pay('$fail.compliance.usd@sandbox.grid.uma.money')).body;
+    assert.equal(blocked.status, 'FAILED');
+    assert.equal((await p.api.get(`/transactions/${blocked.transactionId}`)).body.failureReason, 'COMPLIANCE_REJECTED');
     assert.equal((await pay('$pending.long.usd@sandbox.uma.money')).body.status, 'PROCESSING');
     assert.equal((await pay('$nobody.usd@sandbox.uma.money')).status, 404);
     const listed = await p.api.get(

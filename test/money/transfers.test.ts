@@ -90,7 +90,8 @@ describe('transfers without a quote', () => {
     await p.api.post('/sandbox/clock/advance', { seconds: 6 });
     const tx = (await p.api.get(`/transactions/${res.body.id}`)).body;
     assert.equal(tx.status, 'FAILED');
-    assert.equal(tx.failureReason, 'TIMEOUT');
+    assert.equal(tx.failureReason, 'COUNTERPARTY_POST_TX_FAILED', 'a timeout has no public reason of its own');
+    assert.equal(tx.refund.reason, 'TIMEOUT');
     assert.equal(await balance(p, customerId, 'MXN'), 9_000);
   });
 
