@@ -1,8 +1,9 @@
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp, type Http } from './http/server.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
+import { checkServerKey, KeyMismatchError } from './store/key-check.ts';
 import { makeServices, type Services } from './services/index.ts';
 
 export function makeLogger(config: Config): Logger {
@@ -43,9 +44,10 @@ export async function openServices(
   });
   try {
     await migrate(store);
+    await checkServerKey(store, config.secretKey, clock.nowMs());
   } catch (err) {
     await store.close();
-    throw err;
+    throw err instanceof KeyMismatchError ? new ConfigError(err.message) : err;
   }
   return { store, services: makeServices({ store, clock, config }, makeLogger(config), random) };
 }

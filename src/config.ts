@@ -1,6 +1,14 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+// The process's configuration: one schema for every environment variable, checked once at start. A bad
+// value stops the process before it does anything, with one line that names the variable, what is wrong
+// with the value and how to fix it. Each variable's rule is a JSON schema (TypeBox, checked by Ajv);
+// what a schema cannot say (a key's length, a folder that must be writable) is checked right after.
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
 
 /** Everything the process reads from its environment, parsed and checked once at start. */
@@ -13,7 +21,7 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Server-side key: peppers API secret hashes and encrypts webhook signing keys at rest. */
   secretKey: Buffer;
-  logLevel: string;
+  logLevel: LogLevel;
   /** How long a quote can be executed after it is created. */
   quoteTtlMs: number;
   /** Largest JSON request body accepted. */
@@ -37,33 +45,138 @@ export interface Config {
   webhookTimeoutMs: number;
 }
 
+/** A configuration the process must not start with; its message is the one line shown to the operator. */
 export class ConfigError extends Error {}
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const ajv = new Ajv({ allErrors: false });
+addFormats.default(ajv, ['uri', 'hostname', 'ipv4', 'ipv6']);
+
+const integer = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
+/** Booleans are spelled `true` or `false`: `FALSE`, `no` or `0` meaning true by accident is how workers run where they must not. */
+const boolean = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+
+/** One variable: its rule, its default (absent or empty means the default) and the fix a bad value needs. */
+interface Variable<S extends TSchema> {
+  schema: S;
+  fallback?: Static<S>;
+  fix: string;
+}
+
+const variable = <S extends TSchema>(schema: S, fix: string, fallback?: Static<S>): Variable<S> =>
+  fallback === undefined ? { schema, fix } : { schema, fix, fallback };
+
+export const VARIABLES = {
+  PORT: variable(integer(0, 65535), 'a port number from 0 to 65535 (0 picks a free one)', 8080),
+  HOST: variable(
+    Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' }), Type.String({ format: 'hostname' })]),
+    'an interface address such as 127.0.0.1, 0.0.0.0 or ::, or a host name',
+    '0.0.0.0',
+  ),
+  DATA_DIR: variable(Type.String({ minLength: 1 }), 'a writable folder', './data'),
+  DATABASE_URL: variable(
+    Type.String({ pattern: '^postgres(ql)?://[^\\s]+$' }),
+    'a connection string such as postgres://user@host:5432/payouts, or unset it for the embedded database',
+  ),
+  DATABASE_POOL_SIZE: variable(integer(1, 200), 'a whole number of connections from 1 to 200', 10),
+  SECRET_KEY: variable(
+    Type.String({ pattern: '^([0-9a-fA-F]{64,}|[A-Za-z0-9+/]{43,}={0,2})$' }),
+    'generate one with `openssl rand -hex 32` (64 hex characters, or base64 of at least 32 bytes)',
+  ),
+  LOG_LEVEL: variable(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), `one of ${LOG_LEVELS.join(', ')}`, 'info'),
+  QUOTE_TTL_SECONDS: variable(integer(10, 3600), 'a number of seconds from 10 to 3600', 300),
+  BODY_LIMIT_BYTES: variable(integer(1024, 64 * 1024 * 1024), 'a number of bytes from 1024 to 67108864', 1024 * 1024),
+  PUBLIC_URL: variable(
+    Type.String({ format: 'uri', pattern: '^https?://[^/]+' }),
+    'the absolute http(s) URL clients reach this service at, such as https://payouts.example.com',
+  ),
+  RUN_WORKERS: variable(boolean, '`true` or `false`', 'true'),
+  JOB_POLL_MS: variable(integer(10, 60_000), 'a number of milliseconds from 10 to 60000', 250),
+  ALLOW_PRIVATE_WEBHOOK_URLS: variable(boolean, '`true` or `false`', 'false'),
+  RATES_FILE: variable(Type.String({ minLength: 1 }), 'the path of a JSON rates file (see README, Rates and fees)'),
+  WEBHOOK_TIMEOUT_MS: variable(integer(50, 30_000), 'a number of milliseconds from 50 to 30000', 10_000),
+} as const;
+
+type Name = keyof typeof VARIABLES;
+type ValueOf<N extends Name> = Static<(typeof VARIABLES)[N]['schema']>;
+
+function reject(name: string, raw: string, problem: string, fix: string): ConfigError {
+  const shown = name === 'SECRET_KEY' || name === 'DATABASE_URL' ? '(value hidden)' : JSON.stringify(raw);
+  return new ConfigError(`${name}=${shown} ${problem}; set it to ${fix}`);
+}
+
+const checks = new Map<Name, ValidateFunction>();
+
+/** The variable's checked value, its default when unset or empty, or undefined when it has none. */
+function read<N extends Name>(env: NodeJS.ProcessEnv, name: N): ValueOf<N> | undefined {
+  const spec: Variable<TSchema> = VARIABLES[name];
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (raw === undefined || raw === '') return spec.fallback as ValueOf<N> | undefined;
+  const candidate = spec.schema.type === 'integer' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+  const check = checks.get(name) ?? ajv.compile(spec.schema);
+  checks.set(name, check);
+  if (!check(candidate)) {
+    const problem =
+      spec.schema.type === 'integer' && typeof candidate === 'string' ? 'is not a whole number' : 'is not valid';
+    throw reject(name, raw, problem, spec.fix);
   }
-  return value;
+  return candidate as ValueOf<N>;
+}
+
+/** A variable that has a default: always a value. */
+function value<N extends Name>(env: NodeJS.ProcessEnv, name: N): ValueOf<N> {
+  return present(read(env, name), `${name} has a default`);
+}
+
+/** The folder exists as a folder we can write, or can be made. */
+function checkDataDir(dataDir: string): void {
+  const fix = `a folder this process can write (it is ${dataDir})`;
+  if (existsSync(dataDir)) {
+    if (!statSync(dataDir).isDirectory()) throw reject('DATA_DIR', dataDir, 'is a file, not a folder', fix);
+    try {
+      accessSync(dataDir, constants.W_OK);
+    } catch {
+      throw reject('DATA_DIR', dataDir, 'is not writable by this process', fix);
+    }
+    return;
+  }
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw reject('DATA_DIR', dataDir, `cannot be created (${(err as NodeJS.ErrnoException).code ?? 'error'})`, fix);
+  }
+}
+
+function decodeSecretKey(raw: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]+$/.test(raw)) return raw.length % 2 === 0 ? Buffer.from(raw, 'hex') : undefined;
+  const key = Buffer.from(raw, 'base64');
+  // Node's base64 decoder skips what it cannot read; only a value that round-trips was base64.
+  return key.toString('base64').replace(/=+$/, '') === raw.replace(/=+$/, '') ? key : undefined;
 }
 
 /**
- * The server key comes from SECRET_KEY (hex or base64, at least 32 bytes) so that several processes
- * on PostgreSQL share it. Without it a key file is created under DATA_DIR on first use, which is what
- * a single machine (the embedded database, or one host against PostgreSQL) needs and nothing more.
+ * The server key comes from SECRET_KEY (hex or base64, at least 32 bytes), which every process sharing
+ * a PostgreSQL database must be given. Only the embedded database may do without: a key file is created
+ * under DATA_DIR on first use, which is what one machine needs and nothing more.
  */
-function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
-  const raw = env.SECRET_KEY;
-  if (raw) {
-    const key = /^[0-9a-fA-F]+$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-    if (key.length < 32) throw new ConfigError('SECRET_KEY must hold at least 32 bytes (64 hex characters)');
+function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string, databaseUrl: string | undefined): Buffer {
+  const raw = read(env, 'SECRET_KEY');
+  const fix = VARIABLES.SECRET_KEY.fix;
+  if (raw !== undefined) {
+    const key = decodeSecretKey(raw);
+    if (!key) throw reject('SECRET_KEY', raw, 'is neither hex nor base64', fix);
+    if (key.length < 32) throw reject('SECRET_KEY', raw, `holds ${key.length} bytes, fewer than 32`, fix);
     return key;
+  }
+  if (databaseUrl) {
+    throw new ConfigError(
+      `SECRET_KEY is not set, and DATABASE_URL is: every process on a shared database needs the same key; set it to ${fix}`,
+    );
   }
   const file = join(dataDir, 'secret.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
   // 'wx' fails if another process created the file in the meantime; then read theirs.
   try {
@@ -84,28 +197,27 @@ function loadRatesFile(path: string | undefined): RatesFile | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.DATA_DIR || './data');
-  const host = env.HOST || '0.0.0.0';
-  const port = intFrom(env, 'PORT', 8080, 0, 65535);
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
-  }
+  const host = value(env, 'HOST');
+  const port = value(env, 'PORT');
+  const dataDir = resolve(value(env, 'DATA_DIR'));
+  checkDataDir(dataDir);
+  const databaseUrl = read(env, 'DATABASE_URL');
+  const localHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return {
     host,
     port,
     dataDir,
     databaseUrl,
-    secretKey: loadSecretKey(env, dataDir),
-    logLevel: env.LOG_LEVEL || 'info',
-    quoteTtlMs: intFrom(env, 'QUOTE_TTL_SECONDS', 300, 10, 3600) * 1000,
-    bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    publicUrl: env.PUBLIC_URL || `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
-    runWorkers: env.RUN_WORKERS !== 'false',
-    jobPollMs: intFrom(env, 'JOB_POLL_MS', 250, 10, 60_000),
-    databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
-    allowPrivateWebhookUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS === 'true',
-    productionRates: loadRatesFile(env.RATES_FILE),
-    webhookTimeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 50, 30_000),
+    secretKey: loadSecretKey(env, dataDir, databaseUrl),
+    logLevel: value(env, 'LOG_LEVEL'),
+    quoteTtlMs: value(env, 'QUOTE_TTL_SECONDS') * 1000,
+    bodyLimitBytes: value(env, 'BODY_LIMIT_BYTES'),
+    publicUrl: (read(env, 'PUBLIC_URL') ?? `http://${localHost}:${port}`).replace(/\/+$/, ''),
+    runWorkers: value(env, 'RUN_WORKERS') === 'true',
+    jobPollMs: value(env, 'JOB_POLL_MS'),
+    databasePoolSize: value(env, 'DATABASE_POOL_SIZE'),
+    allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
+    productionRates: loadRatesFile(read(env, 'RATES_FILE')),
+    webhookTimeoutMs: value(env, 'WEBHOOK_TIMEOUT_MS'),
   };
 }

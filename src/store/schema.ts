@@ -379,6 +379,13 @@ export interface ReceiverLookupsTable {
   created_at: bigint;
 }
 
+/** Installation facts, one row per name (the server key's check value). */
+export interface ServerSettingsTable {
+  name: string;
+  value: string;
+  created_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -401,4 +408,5 @@ export interface Database {
   receiver_lookups: ReceiverLookupsTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_keys: WebhookKeysTable;
+  server_settings: ServerSettingsTable;
 }

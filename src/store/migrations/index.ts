@@ -6,6 +6,7 @@ import * as m004 from './004_money_movement.ts';
 import * as m005 from './005_webhooks.ts';
 import * as m006 from './006_identity_documents.ts';
 import * as m007 from './007_incoming_payments.ts';
+import * as m008 from './008_server_settings.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005_webhooks': m005,
   '006_identity_documents': m006,
   '007_incoming_payments': m007,
+  '008_server_settings': m008,
 };
