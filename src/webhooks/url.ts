@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { invalidInput } from '../domain/errors.ts';
 import type { Environment } from '../store/schema.ts';
 
@@ -31,37 +31,42 @@ export function checkWebhookUrl(value: string, environment: Environment, field: 
 }
 
 /**
- * Addresses a production webhook may not reach: loopback, private, link-local (cloud metadata services
- * live there), carrier-grade NAT, unique-local and unspecified ones. A platform could otherwise point
- * our server at the operator's own internal services (server-side request forgery).
+ * Addresses a production webhook may not reach: anything but a public unicast address. That covers
+ * loopback, private, link-local (cloud metadata services live there), carrier-grade NAT, unique-local,
+ * multicast, reserved and unspecified ones, so a platform cannot point our server at the operator's own
+ * internal services (server-side request forgery). IPv6 forms that carry an IPv4 address (IPv4-mapped
+ * and -compatible, NAT64, 6to4, Teredo) are judged by the IPv4 address they carry, whatever the spelling:
+ * `::ffff:127.0.0.1`, `::ffff:7f00:1` and `64:ff9b::7f00:1` are all loopback. ipaddr.js does the parsing
+ * and the range tables.
  */
-const INTERNAL = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  INTERNAL.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-] as const)
-  INTERNAL.addSubnet(net, prefix, 'ipv6');
-
 export function isInternalAddress(ip: string): boolean {
-  const family = isIP(ip);
-  if (family === 4) return INTERNAL.check(ip, 'ipv4');
-  if (family !== 6) return false;
-  // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  return mapped ? INTERNAL.check(mapped[1]!, 'ipv4') : INTERNAL.check(ip, 'ipv6');
+  if (!ipaddr.isValid(ip)) return false;
+  const address = ipaddr.parse(ip);
+  if (address.kind() === 'ipv4') return address.range() !== 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  const carried = carriedIPv4(v6);
+  if (carried.length > 0) return carried.some((v4) => v4.range() !== 'unicast');
+  return v6.range() !== 'unicast';
+}
+
+/** The IPv4 addresses an IPv6 address carries in one of the standard embeddings; none for plain IPv6. */
+function carriedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const bytes = address.toByteArray();
+  const v4 = (at: number, xor = 0) =>
+    new ipaddr.IPv4(bytes.slice(at, at + 4).map((b) => b ^ xor) as [number, number, number, number]);
+  const leadingZeros = bytes.slice(0, 12).every((b) => b === 0);
+  switch (address.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6052': // 64:ff9b::a.b.c.d (NAT64)
+      return [v4(12)];
+    case '6to4': // 2002:AABB:CCDD::
+      return [v4(2)];
+    case 'teredo': // 2001:0:server:…:client (client obfuscated)
+      return [v4(4), v4(12, 0xff)];
+    default:
+      // ::a.b.c.d, IPv4-compatible (deprecated, but a stack may still route it); :: and ::1 included.
+      return leadingZeros ? [v4(12)] : [];
+  }
 }
 
 /** An IP literal in an internal range, or a name that is plainly local. Names are resolved at delivery. */

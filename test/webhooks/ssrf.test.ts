@@ -29,10 +29,41 @@ describe('production webhooks never reach internal addresses', () => {
       'fd12::1',
       'fe80::1',
       '::ffff:10.0.0.1',
+      // IPv4 carried inside IPv6, in every spelling: mapped (dotted and hex), compatible, translated,
+      // NAT64 (well-known and local-use prefixes), 6to4 and Teredo.
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '0:0:0:0:0:ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::127.0.0.1',
+      '::7f00:1',
+      '64:ff9b::127.0.0.1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::a00:1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::',
+      '2002:a9fe:a9fe::1',
+      '2001:0:7f00:1::1',
+      // Multicast, reserved, documentation, broadcast.
+      '224.0.0.1',
+      '240.0.0.1',
+      '255.255.255.255',
+      '192.0.2.1',
+      'ff02::1',
+      '2001:db8::1',
     ]) {
       assert.equal(isInternalAddress(ip), true, ip);
     }
-    for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])
+    for (const ip of [
+      '8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+      '2001:4860:4860::8888',
+      '::ffff:8.8.8.8',
+      '::ffff:808:808',
+      '64:ff9b::8.8.8.8',
+      '2002:808:808::1',
+    ])
       assert.equal(isInternalAddress(ip), false, ip);
     for (const host of ['localhost', 'api.localhost', '[::1]', 'metadata.google.internal', '10.0.0.5'])
       assert.equal(isInternalHost(host), true, host);
