@@ -139,7 +139,8 @@ function peakRssMb(pid: number): number {
 }
 
 const fmt = (r: Result) =>
-  `${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  (${r.ops} ok, ${r.errors} failed)`;
+  `${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ` +
+  `${r.p99.toFixed(1).padStart(6)} ms  (${r.ops} ok, ${r.errors} failed)`;
 
 async function benchEngine(label: string, env: Record<string, string>): Promise<void> {
   const config = loadConfig(env);
@@ -229,7 +230,8 @@ async function benchEngine(label: string, env: Record<string, string>): Promise<
   console.log(`  transfer-out, at half peak   ${fmt(half)}`);
   console.log(`  quote + execute, saturated   ${fmt(flows)}`);
   console.log(
-    `  transfer-out without HTTP    ${fmt(ceiling)}   (HTTP reaches ${((100 * transfers.perSecond) / ceiling.perSecond).toFixed(0)} % of it)`,
+    `  transfer-out without HTTP    ${fmt(ceiling)}   (HTTP reaches ` +
+      `${((100 * transfers.perSecond) / ceiling.perSecond).toFixed(0)} % of it)`,
   );
   console.log(`  server peak RSS              ${rss.toFixed(0)} MB`);
 }

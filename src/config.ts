@@ -55,7 +55,10 @@ const ajv = new Ajv({ allErrors: false });
 addFormats.default(ajv, ['uri', 'hostname', 'ipv4', 'ipv6']);
 
 const integer = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
-/** Booleans are spelled `true` or `false`: `FALSE`, `no` or `0` meaning true by accident is how workers run where they must not. */
+/**
+ * Booleans are spelled `true` or `false`: `FALSE`, `no` or `0` meaning true by accident is how workers run where they
+ * must not.
+ */
 const boolean = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 
 /** One variable: its rule, its default (absent or empty means the default) and the fix a bad value needs. */
@@ -172,7 +175,8 @@ function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string, databaseUrl: str
   }
   if (databaseUrl) {
     throw new ConfigError(
-      `SECRET_KEY is not set, and DATABASE_URL is: every process on a shared database needs the same key; set it to ${fix}`,
+      `SECRET_KEY is not set, and DATABASE_URL is: every process on a shared database needs the same key; set ` +
+        `it to ${fix}`,
     );
   }
   const file = join(dataDir, 'secret.key');

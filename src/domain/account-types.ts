@@ -257,7 +257,8 @@ export const ACCOUNT_TYPES = {
     beneficiary: 'current',
     crossCheck: pixKeyMatchesType,
   },
-  // --- Euro. Legacy IBAN requires swiftBic; the current name has an optional swiftCode; IBAN_ACCOUNT (guides) takes iban alone.
+  // --- Euro. Legacy IBAN requires swiftBic; the current name has an optional swiftCode; IBAN_ACCOUNT (guides) takes
+  // iban alone.
   IBAN: {
     currencies: ['EUR'],
     aliasOf: 'EUR_ACCOUNT',
@@ -576,7 +577,8 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
         : '';
     throw invalidInput(
       'accountInfo.accountType',
-      `accountInfo.accountType ${String(accountType)} is not supported${why}; use one of ${ACCOUNT_TYPE_NAMES.join(', ')}`,
+      `accountInfo.accountType ${String(accountType)} is not supported${why}; use one of ` +
+        `${ACCOUNT_TYPE_NAMES.join(', ')}`,
       'accountType',
     );
   }
@@ -588,7 +590,8 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
     );
   }
 
-  // platformAccountId is accepted inside accountInfo too (the reference examples put it there) but lives at the top level.
+  // platformAccountId is accepted inside accountInfo too (the reference examples put it there) but lives at the top
+  // level.
   const { platformAccountId: nestedPlatformId, accountType: _type, beneficiary, paymentRails, ...fields } = accountInfo;
   if (nestedPlatformId !== undefined && !text(1, 255).test(nestedPlatformId)) {
     throw invalidInput(
@@ -680,7 +683,8 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
   if (!isSupportedCurrency(input.currency)) {
     throw invalidInput(
       'currency',
-      `${input.currency} is not a currency this service supports (${CURRENCY_CODES.join(', ')}), so ${accountType} accounts in it cannot be created`,
+      `${input.currency} is not a currency this service supports (${CURRENCY_CODES.join(', ')}), so ` +
+        `${accountType} accounts in it cannot be created`,
       'supportedCurrency',
     );
   }

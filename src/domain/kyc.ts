@@ -13,12 +13,17 @@ function bySuffix(value: string | undefined): ReviewStatus {
   return SUFFIX_OUTCOMES[(value ?? '').slice(-3)] ?? 'APPROVED';
 }
 
-/** Beneficial owner KYC by the last three characters of personalInfo.lastName: 001 PENDING, 002 REJECTED, else APPROVED. */
+/**
+ * Beneficial owner KYC by the last three characters of personalInfo.lastName: 001 PENDING, 002 REJECTED, else APPROVED.
+ */
 export function sandboxOwnerKyc(lastName: string): ReviewStatus {
   return bySuffix(lastName);
 }
 
-/** Business KYB by the last three characters of businessInfo.registrationNumber: 001 PENDING, 002 REJECTED, else APPROVED. */
+/**
+ * Business KYB by the last three characters of businessInfo.registrationNumber: 001 PENDING, 002 REJECTED, else
+ * APPROVED.
+ */
 export function sandboxKyb(registrationNumber: string | undefined): ReviewStatus {
   return bySuffix(registrationNumber);
 }

@@ -47,7 +47,10 @@ export const sandboxRates: RateSource = {
   limits: (code) => ({ minMinor: 2n * BigInt(SANDBOX_FIXED_FEE_MINOR[code] ?? 1), maxMinor: MAX_PAYMENT_MINOR }),
 };
 
-/** The operator's file: `{"unitsPerUsd": {"EUR": "0.91", …}, "fees": {"USD": {"fixedMinor": 25, "variableBps": 20}, …}}`. */
+/**
+ * The operator's file: `{"unitsPerUsd": {"EUR": "0.91", …}, "fees": {"USD": {"fixedMinor": 25, "variableBps": 20},
+ * …}}`.
+ */
 export interface RatesFile {
   unitsPerUsd: Record<string, string>;
   fees: Record<string, { fixedMinor: number; variableBps: number }>;

@@ -234,7 +234,9 @@ async function verifyCredits(store: Store): Promise<Violation[]> {
     } else if (expected === 1 && seen!.credit !== t.received_amount) {
       violations.push({
         invariant: 'credit-once',
-        detail: `transaction ${t.id} credits ${seen!.credit} to ${t.destination_account_id}, expected ${t.received_amount}`,
+        detail:
+          `transaction ${t.id} credits ${seen!.credit} to ${t.destination_account_id}, expected ` +
+          `${t.received_amount}`,
       });
     }
   }

@@ -30,7 +30,8 @@ export interface PaymentInstruction {
 }
 
 export function fundingInstructions(currency: string, reference: string): PaymentInstruction[] {
-  const notes = `Send exactly the quoted amount and include the reference ${reference}; funds without it cannot be matched.`;
+  const notes =
+    `Send exactly the quoted amount and include the reference ${reference}; funds without it ` + `cannot be matched.`;
   if (currency === 'BTC') {
     return [
       {

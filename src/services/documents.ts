@@ -176,7 +176,10 @@ export function makeDocumentService(
       });
     },
 
-    /** Replaces the file and the descriptive fields; the holder stays. Optional fields not given are cleared: PUT replaces. */
+    /**
+     * Replaces the file and the descriptive fields; the holder stays. Optional fields not given are cleared: PUT
+     * replaces.
+     */
     async replace(scope: Scope, id: string, upload: DocumentUpload): Promise<Document> {
       const contentType = checkFile(upload.file);
       const { file } = upload;

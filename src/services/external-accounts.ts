@@ -65,7 +65,10 @@ function duplicate(): AppError {
   );
 }
 
-/** Which routes see an account: the customer routes answer for every account in scope, the platform routes only for the platform's own. */
+/**
+ * Which routes see an account: the customer routes answer for every account in scope, the platform routes only for the
+ * platform's own.
+ */
 export type AccountView = 'any' | 'platform';
 
 export function makeExternalAccountService(ctx: Ctx, customers: CustomerService) {

@@ -63,7 +63,10 @@ export function makeIncomingPaymentService(
   transactions: TransactionService,
   webhooks: WebhookService,
 ) {
-  /** Where the money goes: the customer's ACTIVE default UMA deposit account in this currency, else their internal account. */
+  /**
+   * Where the money goes: the customer's ACTIVE default UMA deposit account in this currency, else their internal
+   * account.
+   */
   async function depositAccount(trx: Tx, scope: Scope, customerId: string, currency: string): Promise<string> {
     const external = await scopedExternalAccounts(trx, scope)
       .select('external_accounts.id')

@@ -136,7 +136,8 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
             if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
               throw new AppError(
                 'CONFLICT',
-                `Adding a currency opens accounts for every customer, at most ${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
+                `Adding a currency opens accounts for every customer, at most ` +
+                  `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
                 {
                   field: 'supportedCurrencies',
                 },

@@ -381,7 +381,8 @@ export function makeQuoteService(
         if (!price || price.totalSendingMinor < limits.minMinor || price.totalSendingMinor > limits.maxMinor) {
           throw new AppError(
             'AMOUNT_OUT_OF_RANGE',
-            `The sending amount must be from ${limits.minMinor} to ${limits.maxMinor} ${source.currency} (smallest unit) and cover the fees`,
+            `The sending amount must be from ${limits.minMinor} to ${limits.maxMinor} ${source.currency} ` +
+              `(smallest unit) and cover the fees`,
             {
               field: 'lockedCurrencyAmount',
               min: Number(limits.minMinor),

@@ -28,7 +28,8 @@ export function makeRateService(ctx: Ctx) {
     if (!rate || !fees) {
       throw new AppError(
         'QUOTE_REQUEST_FAILED',
-        `No ${scope.environment} exchange rate or fee schedule for ${from} → ${to}${scope.environment === 'production' ? ' (the operator supplies them in RATES_FILE)' : ''}`,
+        `No ${scope.environment} exchange rate or fee schedule for ${from} → ` +
+          `${to}${scope.environment === 'production' ? ' (the operator supplies them in RATES_FILE)' : ''}`,
         {
           field: 'currency',
           from,

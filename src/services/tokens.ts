@@ -148,7 +148,9 @@ export function makeTokenService(ctx: Ctx) {
       return toApiToken(row);
     },
 
-    /** Revokes the token; it stops authenticating at once. A token cannot revoke itself (it would lock the caller out). */
+    /**
+     * Revokes the token; it stops authenticating at once. A token cannot revoke itself (it would lock the caller out).
+     */
     async revoke(scope: Scope, tokenId: string, callerTokenId: string): Promise<void> {
       if (tokenId === callerTokenId) {
         throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', {

@@ -76,7 +76,8 @@ function checkSameCurrency(
   if (internal.currency !== external.currency) {
     throw new AppError(
       'INVALID_CURRENCY',
-      `A transfer moves one currency: the internal account holds ${internal.currency}, the external account ${external.currency}`,
+      `A transfer moves one currency: the internal account holds ${internal.currency}, the external account ` +
+        `${external.currency}`,
       {
         field: `${externalSide}.accountId`,
       },
@@ -186,7 +187,8 @@ export function makeTransferService(
         if (!isPullable(source.account_type)) {
           throw invalidInput(
             'source.accountId',
-            `${source.account_type} accounts cannot be pulled from; pullable types: ${Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', ')}`,
+            `${source.account_type} accounts cannot be pulled from; pullable types: ` +
+              `${Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', ')}`,
             'pullable',
           );
         }

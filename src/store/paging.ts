@@ -43,7 +43,8 @@ function decodeCursor(cursor: string): Position {
  * caller's tenant scope and filters; totalCount counts the same filters without the page window.
  */
 export async function keysetPage<Row extends { created_at: bigint; id: string }>(
-  // Kysely cannot express "a query over some table with created_at and id" generically; the rows are typed by the caller.
+  // Kysely cannot express "a query over some table with created_at and id" generically; the rows are typed by the
+  // caller.
   base: SelectQueryBuilder<any, any, any>,
   table: string,
   req: PageRequest,

@@ -74,40 +74,43 @@ describe('money math (properties)', () => {
     );
   });
 
-  it('every posting flow balances per currency, and fund → refund or fund → settle → return nets the payer to zero', () => {
-    const scope = { platformId: 'Platform:p', environment: 'sandbox' as const };
-    fc.assert(
-      fc.property(
-        code,
-        code,
-        fc.bigInt({ min: 2n, max: 10n ** 12n }),
-        fc.bigInt({ min: 0n, max: 10n ** 6n }),
-        fc.bigInt({ min: 1n, max: 10n ** 12n }),
-        (from, to, sent, feesRaw, receivedRaw) => {
-          const fees = feesRaw % sent;
-          const received = from === to ? sent - fees : receivedRaw;
-          const m = { scope, sentCurrency: from, receivedCurrency: to, sent, received, fees };
-          const funded = fundInFlight(scope, 'INTERNAL', 'InternalAccount:payer', from, sent);
-          for (const postings of [
-            funded,
-            settle(m),
-            refund(m, 'INTERNAL', 'InternalAccount:payer'),
-            returnSettled(m, 'INTERNAL', 'InternalAccount:payer'),
-          ]) {
-            assert.ok(isBalanced(postings));
-          }
-          const payer = (lines: ReturnType<typeof net>) =>
-            lines.filter((p) => p.accountId === 'InternalAccount:payer').reduce((s, p) => s + p.amount, 0n);
-          assert.equal(payer(net([...funded, ...refund(m, 'INTERNAL', 'InternalAccount:payer')])), 0n);
-          assert.equal(
-            payer(net([...funded, ...settle(m), ...returnSettled(m, 'INTERNAL', 'InternalAccount:payer')])),
-            0n,
-          );
-          assert.equal(payer(net([...funded, ...settle(m)])), -sent);
-        },
-      ),
-    );
-  });
+  it(
+    'every posting flow balances per currency, and fund → refund or fund → settle → return nets the payer to ' + 'zero',
+    () => {
+      const scope = { platformId: 'Platform:p', environment: 'sandbox' as const };
+      fc.assert(
+        fc.property(
+          code,
+          code,
+          fc.bigInt({ min: 2n, max: 10n ** 12n }),
+          fc.bigInt({ min: 0n, max: 10n ** 6n }),
+          fc.bigInt({ min: 1n, max: 10n ** 12n }),
+          (from, to, sent, feesRaw, receivedRaw) => {
+            const fees = feesRaw % sent;
+            const received = from === to ? sent - fees : receivedRaw;
+            const m = { scope, sentCurrency: from, receivedCurrency: to, sent, received, fees };
+            const funded = fundInFlight(scope, 'INTERNAL', 'InternalAccount:payer', from, sent);
+            for (const postings of [
+              funded,
+              settle(m),
+              refund(m, 'INTERNAL', 'InternalAccount:payer'),
+              returnSettled(m, 'INTERNAL', 'InternalAccount:payer'),
+            ]) {
+              assert.ok(isBalanced(postings));
+            }
+            const payer = (lines: ReturnType<typeof net>) =>
+              lines.filter((p) => p.accountId === 'InternalAccount:payer').reduce((s, p) => s + p.amount, 0n);
+            assert.equal(payer(net([...funded, ...refund(m, 'INTERNAL', 'InternalAccount:payer')])), 0n);
+            assert.equal(
+              payer(net([...funded, ...settle(m), ...returnSettled(m, 'INTERNAL', 'InternalAccount:payer')])),
+              0n,
+            );
+            assert.equal(payer(net([...funded, ...settle(m)])), -sent);
+          },
+        ),
+      );
+    },
+  );
 
   it('every supported currency has a sandbox rate against every other', () => {
     for (const a of CURRENCY_CODES)

@@ -253,7 +253,10 @@ export const BUILD: Record<AccountType, (tail: string) => AccountRequest> = {
   }),
 };
 
-/** Types whose currency the service holds: a valid request is created. The stablecoin wallets end in 400 supportedCurrency. */
+/**
+ * Types whose currency the service holds: a valid request is created. The stablecoin wallets end in 400
+ * supportedCurrency.
+ */
 export const UNSUPPORTED_CURRENCY_TYPES: readonly AccountType[] = [
   'SOLANA_WALLET',
   'TRON_WALLET',

@@ -40,32 +40,35 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     assert.ok(!customers.body.data.some((x: any) => x.customerId === null));
   });
 
-  it('takes platformAccountId at the top level or inside accountInfo and always emits it at the top level', async () => {
-    const top = await a.api.post('/platform/external-accounts', {
-      ...valid('ZAR_ACCOUNT'),
-      platformAccountId: 'acc-top',
-    });
-    const nested = await a.api.post(
-      '/platform/external-accounts',
-      withInfo(valid('ZAR_ACCOUNT'), { platformAccountId: 'acc-nested' }),
-    );
-    const cust = await customer(a, 'pa');
-    const nestedCustomer = await a.api.post('/customers/external-accounts', {
-      customerId: cust,
-      ...withInfo(valid('NGN_ACCOUNT'), { platformAccountId: 'acc-c' }),
-    });
-    for (const [res, id] of [
-      [top, 'acc-top'],
-      [nested, 'acc-nested'],
-      [nestedCustomer, 'acc-c'],
-    ] as const) {
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      assert.equal(res.body.platformAccountId, id);
-      assert.equal('platformAccountId' in res.body.accountInfo, false);
-    }
-    const none = await a.api.post('/platform/external-accounts', valid('ZAR_ACCOUNT'));
-    assert.equal('platformAccountId' in none.body, false);
-  });
+  it(
+    'takes platformAccountId at the top level or inside ' + 'accountInfo and always emits it at the top level',
+    async () => {
+      const top = await a.api.post('/platform/external-accounts', {
+        ...valid('ZAR_ACCOUNT'),
+        platformAccountId: 'acc-top',
+      });
+      const nested = await a.api.post(
+        '/platform/external-accounts',
+        withInfo(valid('ZAR_ACCOUNT'), { platformAccountId: 'acc-nested' }),
+      );
+      const cust = await customer(a, 'pa');
+      const nestedCustomer = await a.api.post('/customers/external-accounts', {
+        customerId: cust,
+        ...withInfo(valid('NGN_ACCOUNT'), { platformAccountId: 'acc-c' }),
+      });
+      for (const [res, id] of [
+        [top, 'acc-top'],
+        [nested, 'acc-nested'],
+        [nestedCustomer, 'acc-c'],
+      ] as const) {
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        assert.equal(res.body.platformAccountId, id);
+        assert.equal('platformAccountId' in res.body.accountInfo, false);
+      }
+      const none = await a.api.post('/platform/external-accounts', valid('ZAR_ACCOUNT'));
+      assert.equal('platformAccountId' in none.body, false);
+    },
+  );
 
   it('answers 404 USER_NOT_FOUND for an unknown or foreign customer and 410 for a deleted one', async () => {
     const unknown = await a.api.post('/customers/external-accounts', {
@@ -142,36 +145,39 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     }
   });
 
-  it('refuses a duplicate (same owner, identifier and currency, not INACTIVE) with 409, also under concurrency', async () => {
-    const cust = await customer(a, 'dup');
-    const req = valid('KES_ACCOUNT');
-    const first = await a.api.post('/customers/external-accounts', { customerId: cust, ...req });
-    assert.equal(first.status, 201);
-    const again = await a.api.post('/customers/external-accounts', {
-      customerId: cust,
-      ...withInfo(req, { provider: 'M-PESA', beneficiary: { fullName: 'Someone Else' } }),
-    });
-    assert.deepEqual([again.status, again.body.code], [409, 'ACCOUNT_ALREADY_EXISTS']);
-    // Another owner may hold the same identifier: another customer, or the platform.
-    const other = await customer(a, 'dup-other');
-    assert.equal((await a.api.post('/customers/external-accounts', { customerId: other, ...req })).status, 201);
-    assert.equal((await a.api.post('/platform/external-accounts', req)).status, 201);
-    assert.equal((await a.api.post('/platform/external-accounts', req)).status, 409);
-    // Once the first is deleted the identifier is free again.
-    await a.api.delete(`/customers/external-accounts/${first.body.id}`);
-    assert.equal((await a.api.post('/customers/external-accounts', { customerId: cust, ...req })).status, 201);
+  it(
+    'refuses a duplicate (same owner, identifier and currency, not ' + 'INACTIVE) with 409, also under concurrency',
+    async () => {
+      const cust = await customer(a, 'dup');
+      const req = valid('KES_ACCOUNT');
+      const first = await a.api.post('/customers/external-accounts', { customerId: cust, ...req });
+      assert.equal(first.status, 201);
+      const again = await a.api.post('/customers/external-accounts', {
+        customerId: cust,
+        ...withInfo(req, { provider: 'M-PESA', beneficiary: { fullName: 'Someone Else' } }),
+      });
+      assert.deepEqual([again.status, again.body.code], [409, 'ACCOUNT_ALREADY_EXISTS']);
+      // Another owner may hold the same identifier: another customer, or the platform.
+      const other = await customer(a, 'dup-other');
+      assert.equal((await a.api.post('/customers/external-accounts', { customerId: other, ...req })).status, 201);
+      assert.equal((await a.api.post('/platform/external-accounts', req)).status, 201);
+      assert.equal((await a.api.post('/platform/external-accounts', req)).status, 409);
+      // Once the first is deleted the identifier is free again.
+      await a.api.delete(`/customers/external-accounts/${first.body.id}`);
+      assert.equal((await a.api.post('/customers/external-accounts', { customerId: cust, ...req })).status, 201);
 
-    const racer = await customer(a, 'dup-race');
-    const same = valid('ZAR_ACCOUNT');
-    const results = await Promise.all(
-      Array.from({ length: 4 }, () => a.api.post('/customers/external-accounts', { customerId: racer, ...same })),
-    );
-    assert.deepEqual(
-      results.map((r) => r.status).sort((x, y) => x - y),
-      [201, 409, 409, 409],
-    );
-    assert.ok(results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS'));
-  });
+      const racer = await customer(a, 'dup-race');
+      const same = valid('ZAR_ACCOUNT');
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => a.api.post('/customers/external-accounts', { customerId: racer, ...same })),
+      );
+      assert.deepEqual(
+        results.map((r) => r.status).sort((x, y) => x - y),
+        [201, 409, 409, 409],
+      );
+      assert.ok(results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS'));
+    },
+  );
 
   it('filters and pages the customer list in creation order', async () => {
     const cust = await customer(a, 'pages');
@@ -270,92 +276,98 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     assert.equal((await v.post('/platform/external-accounts', valid('USD_ACCOUNT'))).status, 403);
   });
 
-  it('production: accounts start PENDING, unverified, unusable until an operator activates them with the CLI', async () => {
-    const cust = (await a.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-1' })).body
-      .id;
-    // Suffixes choose nothing in production: 105 and 109 are ordinary account numbers there.
-    const res = await a.prod.post('/customers/external-accounts', { customerId: cust, ...BUILD.US_ACCOUNT('109') });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    assert.deepEqual(
-      [res.body.status, res.body.beneficiaryVerificationStatus, res.body.beneficiaryVerifiedData],
-      ['PENDING', 'UNSUPPORTED', undefined],
-    );
-    const services = server.app.services;
-    const scope = { platformId: a.platformId, environment: 'production' as const };
-    await assert.rejects(
-      server.app.store.tx((trx) =>
-        services.externalAccounts.requireUsableExternalAccount(trx, scope, res.body.id, 'destination.accountId'),
-      ),
-      (err: any) => err.status === 400 && err.details.field === 'destination.accountId',
-    );
-
-    const cfg = server.config;
-    const env = {
-      ...process.env,
-      DATA_DIR: cfg.dataDir,
-      DATABASE_URL: cfg.databaseUrl ?? '',
-      SECRET_KEY: cfg.secretKey.toString('hex'),
-      LOG_LEVEL: 'silent',
-    };
-    const run = (...args: string[]) => runCli(args, env);
-    const ok = await run('accounts', 'activate', res.body.id);
-    assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /is ACTIVE/);
-    assert.equal((await a.prod.get(`/customers/external-accounts/${res.body.id}`)).body.status, 'ACTIVE');
-    const row = await server.app.store.tx((trx) =>
-      services.externalAccounts.requireUsableExternalAccount(trx, scope, res.body.id),
-    );
-    assert.equal(row.status, 'ACTIVE');
-    const again = await run('accounts', 'activate', res.body.id);
-    assert.equal(again.code, 1);
-    assert.match(again.stderr, /is ACTIVE; only PENDING or UNDER_REVIEW/);
-    const missing = await run('accounts', 'activate', 'ExternalAccount:nope');
-    assert.equal(missing.code, 1);
-    assert.equal((await run('accounts', 'activate')).code, 2);
-  });
-
-  it("createExternalAccountInTx applies the same rules inside a caller's transaction and rolls back with it", async () => {
-    const services = server.app.services;
-    const scope = { platformId: a.platformId, environment: 'sandbox' as const };
-    const cust = await customer(a, 'intx');
-    const created = await server.app.store.tx((trx) =>
-      services.externalAccounts.createExternalAccountInTx(trx, scope, { customerId: cust, ...valid('MXN_ACCOUNT') }),
-    );
-    assert.equal(created.status, 'ACTIVE');
-    await assert.rejects(
-      server.app.store.tx((trx) =>
-        services.externalAccounts.createExternalAccountInTx(trx, scope, {
-          customerId: cust,
-          ...withInfo(valid('MXN_ACCOUNT'), { clabeNumber: '123' }),
-        }),
-      ),
-      (err: any) => err.status === 400 && err.details.field === 'accountInfo.clabeNumber',
-    );
-    // A failure later in the caller's transaction takes the new account with it.
-    await assert.rejects(
-      server.app.store.tx(async (trx) => {
-        await services.externalAccounts.createExternalAccountInTx(trx, scope, {
-          customerId: cust,
-          ...valid('USD_ACCOUNT'),
-        });
-        throw new Error('quote failed');
-      }),
-      /quote failed/,
-    );
-    const list = await a.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(cust)}`);
-    assert.deepEqual(
-      list.body.data.map((x: any) => x.id),
-      [created.id],
-    );
-    await assert.rejects(
-      server.app.store.tx((trx) =>
-        services.externalAccounts.requireUsableExternalAccount(
-          trx,
-          { ...scope, environment: 'production' },
-          created.id,
+  it(
+    'production: accounts start PENDING, unverified, unusable ' + 'until an operator activates them with the CLI',
+    async () => {
+      const cust = (await a.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-1' })).body
+        .id;
+      // Suffixes choose nothing in production: 105 and 109 are ordinary account numbers there.
+      const res = await a.prod.post('/customers/external-accounts', { customerId: cust, ...BUILD.US_ACCOUNT('109') });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(
+        [res.body.status, res.body.beneficiaryVerificationStatus, res.body.beneficiaryVerifiedData],
+        ['PENDING', 'UNSUPPORTED', undefined],
+      );
+      const services = server.app.services;
+      const scope = { platformId: a.platformId, environment: 'production' as const };
+      await assert.rejects(
+        server.app.store.tx((trx) =>
+          services.externalAccounts.requireUsableExternalAccount(trx, scope, res.body.id, 'destination.accountId'),
         ),
-      ),
-      (err: any) => err.status === 404,
-    );
-  });
+        (err: any) => err.status === 400 && err.details.field === 'destination.accountId',
+      );
+
+      const cfg = server.config;
+      const env = {
+        ...process.env,
+        DATA_DIR: cfg.dataDir,
+        DATABASE_URL: cfg.databaseUrl ?? '',
+        SECRET_KEY: cfg.secretKey.toString('hex'),
+        LOG_LEVEL: 'silent',
+      };
+      const run = (...args: string[]) => runCli(args, env);
+      const ok = await run('accounts', 'activate', res.body.id);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /is ACTIVE/);
+      assert.equal((await a.prod.get(`/customers/external-accounts/${res.body.id}`)).body.status, 'ACTIVE');
+      const row = await server.app.store.tx((trx) =>
+        services.externalAccounts.requireUsableExternalAccount(trx, scope, res.body.id),
+      );
+      assert.equal(row.status, 'ACTIVE');
+      const again = await run('accounts', 'activate', res.body.id);
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /is ACTIVE; only PENDING or UNDER_REVIEW/);
+      const missing = await run('accounts', 'activate', 'ExternalAccount:nope');
+      assert.equal(missing.code, 1);
+      assert.equal((await run('accounts', 'activate')).code, 2);
+    },
+  );
+
+  it(
+    'createExternalAccountInTx applies the same rules inside a ' + "caller's transaction and rolls back with it",
+    async () => {
+      const services = server.app.services;
+      const scope = { platformId: a.platformId, environment: 'sandbox' as const };
+      const cust = await customer(a, 'intx');
+      const created = await server.app.store.tx((trx) =>
+        services.externalAccounts.createExternalAccountInTx(trx, scope, { customerId: cust, ...valid('MXN_ACCOUNT') }),
+      );
+      assert.equal(created.status, 'ACTIVE');
+      await assert.rejects(
+        server.app.store.tx((trx) =>
+          services.externalAccounts.createExternalAccountInTx(trx, scope, {
+            customerId: cust,
+            ...withInfo(valid('MXN_ACCOUNT'), { clabeNumber: '123' }),
+          }),
+        ),
+        (err: any) => err.status === 400 && err.details.field === 'accountInfo.clabeNumber',
+      );
+      // A failure later in the caller's transaction takes the new account with it.
+      await assert.rejects(
+        server.app.store.tx(async (trx) => {
+          await services.externalAccounts.createExternalAccountInTx(trx, scope, {
+            customerId: cust,
+            ...valid('USD_ACCOUNT'),
+          });
+          throw new Error('quote failed');
+        }),
+        /quote failed/,
+      );
+      const list = await a.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(cust)}`);
+      assert.deepEqual(
+        list.body.data.map((x: any) => x.id),
+        [created.id],
+      );
+      await assert.rejects(
+        server.app.store.tx((trx) =>
+          services.externalAccounts.requireUsableExternalAccount(
+            trx,
+            { ...scope, environment: 'production' },
+            created.id,
+          ),
+        ),
+        (err: any) => err.status === 404,
+      );
+    },
+  );
 });

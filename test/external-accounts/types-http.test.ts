@@ -67,15 +67,18 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
     });
   }
 
-  it('accepts a wallet without beneficiary for a customer, and bank accounts without one for the platform', async () => {
-    assert.equal((await createFor(valid('SPARK_WALLET'))).status, 201);
-    const bank = withInfo(valid('NGN_ACCOUNT'), { beneficiary: undefined });
-    const res = await p.api.post('/platform/external-accounts', bank);
-    assert.equal(res.status, 201);
-    assert.equal(res.body.customerId, null);
-    assert.equal(res.body.beneficiaryVerificationStatus, 'MATCHED');
-    assert.equal(res.body.beneficiaryVerifiedData, undefined, 'no name to spell');
-  });
+  it(
+    'accepts a wallet without beneficiary for a customer, and ' + 'bank accounts without one for the platform',
+    async () => {
+      assert.equal((await createFor(valid('SPARK_WALLET'))).status, 201);
+      const bank = withInfo(valid('NGN_ACCOUNT'), { beneficiary: undefined });
+      const res = await p.api.post('/platform/external-accounts', bank);
+      assert.equal(res.status, 201);
+      assert.equal(res.body.customerId, null);
+      assert.equal(res.body.beneficiaryVerificationStatus, 'MATCHED');
+      assert.equal(res.body.beneficiaryVerifiedData, undefined, 'no name to spell');
+    },
+  );
 
   it('accepts both business beneficiary shapes and an address without state', async () => {
     const flat = await createFor(withInfo(valid('GBP_ACCOUNT'), { beneficiary: BUSINESS_FLAT }));
@@ -141,7 +144,8 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       ['108', 'MATCHED', 'JANE DOE'],
       ['555', 'MATCHED', 'JANE DOE'],
     ];
-    // The suffix is read from the account number, the phone, the IBAN, and before the @ of PIX e-mail keys and UPI addresses.
+    // The suffix is read from the account number, the phone, the IBAN, and before the @ of PIX e-mail keys and UPI
+    // addresses.
     const carriers: AccountType[] = ['US_ACCOUNT', 'KES_ACCOUNT', 'EUR_ACCOUNT', 'PIX', 'INR_ACCOUNT'];
     for (const type of carriers) {
       for (const [suffix, status, name] of named) {

@@ -95,36 +95,40 @@ describe('documents', () => {
     assert.equal(await rowCount(), previous);
   });
 
-  it('refuses a renamed text file, missing and bad fields with 400 naming the field, leaving nothing behind', async () => {
-    const filesBefore = storedFiles(server.config.dataDir);
-    const rowsBefore = await rowCount();
-    const cases: Array<[Record<string, string>, { bytes: Buffer; name: string; type?: string } | undefined, string]> = [
-      [
-        fieldsFor(person.id),
-        { bytes: Buffer.from('just some text, honestly'), name: 'scan.pdf', type: 'application/pdf' },
-        'file',
-      ],
-      [fieldsFor(person.id), undefined, 'file'],
-      [fieldsFor(person.id), { bytes: Buffer.alloc(0), name: 'empty.pdf' }, 'file'],
-      [{ country: 'US', documentHolder: person.id }, { bytes: PDF, name: 'a.pdf' }, 'documentType'],
-      [fieldsFor(person.id, { documentType: 'DIPLOMA' }), { bytes: PDF, name: 'a.pdf' }, 'documentType'],
-      [{ documentType: 'PASSPORT', documentHolder: person.id }, { bytes: PDF, name: 'a.pdf' }, 'country'],
-      [fieldsFor(person.id, { country: 'XX' }), { bytes: PDF, name: 'a.pdf' }, 'country'],
-      [{ documentType: 'PASSPORT', country: 'US' }, { bytes: PDF, name: 'a.pdf' }, 'documentHolder'],
-      [fieldsFor(person.id, { side: 'LEFT' }), { bytes: PDF, name: 'a.pdf' }, 'side'],
-      [fieldsFor(person.id, { colour: 'blue' }), { bytes: PDF, name: 'a.pdf' }, 'colour'],
-    ];
-    for (const [fields, file, field] of cases) {
-      const res = await upload(fields, file);
-      assert.equal(res.status, 400, `${field}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.code, 'INVALID_INPUT');
-      assert.equal(res.body.details.field, field);
-    }
-    const json = await p.api.post('/documents', { documentType: 'PASSPORT' });
-    assert.equal(json.status, 415);
-    assert.equal(await rowCount(), rowsBefore);
-    assert.deepEqual(storedFiles(server.config.dataDir), filesBefore, 'no stored file and no temp file is left');
-  });
+  it(
+    'refuses a renamed text file, missing and bad fields with ' + '400 naming the field, leaving nothing behind',
+    async () => {
+      const filesBefore = storedFiles(server.config.dataDir);
+      const rowsBefore = await rowCount();
+      const cases: Array<[Record<string, string>, { bytes: Buffer; name: string; type?: string } | undefined, string]> =
+        [
+          [
+            fieldsFor(person.id),
+            { bytes: Buffer.from('just some text, honestly'), name: 'scan.pdf', type: 'application/pdf' },
+            'file',
+          ],
+          [fieldsFor(person.id), undefined, 'file'],
+          [fieldsFor(person.id), { bytes: Buffer.alloc(0), name: 'empty.pdf' }, 'file'],
+          [{ country: 'US', documentHolder: person.id }, { bytes: PDF, name: 'a.pdf' }, 'documentType'],
+          [fieldsFor(person.id, { documentType: 'DIPLOMA' }), { bytes: PDF, name: 'a.pdf' }, 'documentType'],
+          [{ documentType: 'PASSPORT', documentHolder: person.id }, { bytes: PDF, name: 'a.pdf' }, 'country'],
+          [fieldsFor(person.id, { country: 'XX' }), { bytes: PDF, name: 'a.pdf' }, 'country'],
+          [{ documentType: 'PASSPORT', country: 'US' }, { bytes: PDF, name: 'a.pdf' }, 'documentHolder'],
+          [fieldsFor(person.id, { side: 'LEFT' }), { bytes: PDF, name: 'a.pdf' }, 'side'],
+          [fieldsFor(person.id, { colour: 'blue' }), { bytes: PDF, name: 'a.pdf' }, 'colour'],
+        ];
+      for (const [fields, file, field] of cases) {
+        const res = await upload(fields, file);
+        assert.equal(res.status, 400, `${field}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'INVALID_INPUT');
+        assert.equal(res.body.details.field, field);
+      }
+      const json = await p.api.post('/documents', { documentType: 'PASSPORT' });
+      assert.equal(json.status, 415);
+      assert.equal(await rowCount(), rowsBefore);
+      assert.deepEqual(storedFiles(server.config.dataDir), filesBefore, 'no stored file and no temp file is left');
+    },
+  );
 
   it('accepts exactly 10 MB and answers 413 to one byte more, keeping no row and no file', async () => {
     const exact = Buffer.alloc(MAX_DOCUMENT_BYTES, 0x20);

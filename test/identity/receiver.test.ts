@@ -63,7 +63,8 @@ describe('receiver lookups and UMA providers', () => {
 
   it('stores the lookup for quotes: requireLookup returns the receiver, sender and currencies', async () => {
     const res = await p.api.get(
-      `/receiver/uma/$pending.long.usd@sandbox.grid.uma.money?senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`,
+      '/receiver/uma/$pending.long.usd@sandbox.grid.uma.money' +
+        `?senderUmaAddress=${encodeURIComponent(sender.umaAddress)}`,
     );
     assert.equal(res.status, 200);
     const { store } = server.app;
@@ -199,7 +200,8 @@ describe('receiver lookups and UMA providers', () => {
     assert.equal(
       (
         await other.api.get(
-          `/receiver/external-account/${account.body.id}?customerId=${encodeURIComponent((await createCustomer(other, individual('o'))).id)}`,
+          `/receiver/external-account/${account.body.id}` +
+            `?customerId=${encodeURIComponent((await createCustomer(other, individual('o'))).id)}`,
         )
       ).status,
       404,

@@ -107,37 +107,40 @@ describe('incoming payments: the approval webhook and its answers', () => {
     );
   });
 
-  it('202 then /approve: PENDING until the platform approves, then COMPLETED; the timeout then changes nothing', async () => {
-    const { p, r } = await platformAnswering(reply(202));
-    const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
-    assert.equal(res.status, 200);
-    assert.equal(res.body.status, 'PENDING');
-    assert.equal(await balance(p, c.id), 0, 'nothing is credited before the approval');
-    const approved = await p.api.post(`/transactions/${res.body.id}/approve`, {
-      receiverCustomerInfo: { FULL_NAME: 'Rita Receiver' },
-    });
-    assert.equal(approved.status, 200, JSON.stringify(approved.body));
-    assert.equal(approved.body.status, 'COMPLETED');
-    assert.deepEqual(approved.body.counterpartyInformation, { FULL_NAME: 'Rita Receiver' });
-    assert.equal(await balance(p, c.id), AMOUNT);
-    await advance(p, 6);
-    assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'COMPLETED');
-    assert.equal(await balance(p, c.id), AMOUNT);
-    assert.deepEqual(r.received.map(summary), ['INCOMING_PAYMENT PENDING', 'INCOMING_PAYMENT COMPLETED']);
-    await assertSigned(p, r.received);
-    // Decided: approve and reject now answer 409.
-    for (const action of ['approve', 'reject']) {
-      const again = await p.api.post(`/transactions/${res.body.id}/${action}`);
-      assert.equal(again.status, 409);
-      assert.equal(again.body.code, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
-    }
-  });
+  it(
+    '202 then /approve: PENDING until the platform approves, then ' + 'COMPLETED; the timeout then changes nothing',
+    async () => {
+      const { p, r } = await platformAnswering(reply(202));
+      const c = await customer(p);
+      const res = await receive(p, {
+        senderUmaAddress: sender,
+        customerId: c.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: AMOUNT,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, 'PENDING');
+      assert.equal(await balance(p, c.id), 0, 'nothing is credited before the approval');
+      const approved = await p.api.post(`/transactions/${res.body.id}/approve`, {
+        receiverCustomerInfo: { FULL_NAME: 'Rita Receiver' },
+      });
+      assert.equal(approved.status, 200, JSON.stringify(approved.body));
+      assert.equal(approved.body.status, 'COMPLETED');
+      assert.deepEqual(approved.body.counterpartyInformation, { FULL_NAME: 'Rita Receiver' });
+      assert.equal(await balance(p, c.id), AMOUNT);
+      await advance(p, 6);
+      assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'COMPLETED');
+      assert.equal(await balance(p, c.id), AMOUNT);
+      assert.deepEqual(r.received.map(summary), ['INCOMING_PAYMENT PENDING', 'INCOMING_PAYMENT COMPLETED']);
+      await assertSigned(p, r.received);
+      // Decided: approve and reject now answer 409.
+      for (const action of ['approve', 'reject']) {
+        const again = await p.api.post(`/transactions/${res.body.id}/${action}`);
+        assert.equal(again.status, 409);
+        assert.equal(again.body.code, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+      }
+    },
+  );
 
   it('202 then /reject: REJECTED with the reason, reported as INCOMING_PAYMENT.FAILED, nothing credited', async () => {
     const { p, r } = await platformAnswering(reply(202));
@@ -298,43 +301,50 @@ describe('incoming payments: the approval webhook and its answers', () => {
     );
   });
 
-  it("deposits into the customer's ACTIVE default UMA deposit account: through settlement, no internal balance", async () => {
-    const { p, r } = await platformAnswering(reply(200));
-    const c = await customer(p);
-    const created = await p.api.post('/customers/external-accounts', {
-      ...BUILD.US_ACCOUNT('123'),
-      customerId: c.id,
-      defaultUmaDepositAccount: true,
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
-    assert.equal(res.body.status, 'COMPLETED');
-    assert.deepEqual(res.body.destination, { destinationType: 'ACCOUNT', accountId: created.body.id, currency: 'USD' });
-    assert.equal(await balance(p, c.id), 0, 'the internal account is not touched');
-    const entries = await server.app.store.db
-      .selectFrom('journal_entries')
-      .select('kind')
-      .where('reference', '=', res.body.id)
-      .orderBy('created_at')
-      .execute();
-    assert.deepEqual(entries.map((e) => e.kind).sort(), ['FUND', 'SETTLE']);
-    // In another currency the default account does not apply: the EUR internal account is credited.
-    const eur = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'EUR',
-      receivingCurrencyAmount: 700,
-    });
-    assert.match(eur.body.destination.accountId, /^InternalAccount:/);
-    assert.equal(await balance(p, c.id, 'EUR'), 700);
-    await drain(p);
-    await assertSigned(p, r.received);
-  });
+  it(
+    "deposits into the customer's ACTIVE default UMA deposit " + 'account: through settlement, no internal balance',
+    async () => {
+      const { p, r } = await platformAnswering(reply(200));
+      const c = await customer(p);
+      const created = await p.api.post('/customers/external-accounts', {
+        ...BUILD.US_ACCOUNT('123'),
+        customerId: c.id,
+        defaultUmaDepositAccount: true,
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const res = await receive(p, {
+        senderUmaAddress: sender,
+        customerId: c.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: AMOUNT,
+      });
+      assert.equal(res.body.status, 'COMPLETED');
+      assert.deepEqual(res.body.destination, {
+        destinationType: 'ACCOUNT',
+        accountId: created.body.id,
+        currency: 'USD',
+      });
+      assert.equal(await balance(p, c.id), 0, 'the internal account is not touched');
+      const entries = await server.app.store.db
+        .selectFrom('journal_entries')
+        .select('kind')
+        .where('reference', '=', res.body.id)
+        .orderBy('created_at')
+        .execute();
+      assert.deepEqual(entries.map((e) => e.kind).sort(), ['FUND', 'SETTLE']);
+      // In another currency the default account does not apply: the EUR internal account is credited.
+      const eur = await receive(p, {
+        senderUmaAddress: sender,
+        customerId: c.id,
+        receivingCurrencyCode: 'EUR',
+        receivingCurrencyAmount: 700,
+      });
+      assert.match(eur.body.destination.accountId, /^InternalAccount:/);
+      assert.equal(await balance(p, c.id, 'EUR'), 700);
+      await drain(p);
+      await assertSigned(p, r.received);
+    },
+  );
 
   it('approve racing reject and the timeout: exactly one wins', async () => {
     const { p } = await platformAnswering(reply(202));
@@ -413,80 +423,83 @@ describe('incoming payments: the approval webhook and its answers', () => {
     await drain(p);
   });
 
-  it('sandbox only, TRANSACT only, and bad input answers 400 naming the field (404 for unknown receivers)', async () => {
-    const p = await server.platform();
-    const c = await customer(p);
-    const good = {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    };
-    const prod = await p.prod.post('/sandbox/uma/receive', good);
-    assert.equal(prod.status, 403);
-    assert.equal(prod.body.code, 'FORBIDDEN');
-    const viewer = await p.api.post('/tokens', { name: 'viewer', permissions: ['VIEW'] });
-    assert.equal(viewer.status, 201, JSON.stringify(viewer.body));
-    const asViewer = client(server.baseUrl, { tokenId: viewer.body.id, clientSecret: viewer.body.clientSecret });
-    assert.equal((await asViewer.post('/sandbox/uma/receive', good)).status, 403);
+  it(
+    'sandbox only, TRANSACT only, and bad input answers 400 ' + 'naming the field (404 for unknown receivers)',
+    async () => {
+      const p = await server.platform();
+      const c = await customer(p);
+      const good = {
+        senderUmaAddress: sender,
+        customerId: c.id,
+        receivingCurrencyCode: 'USD',
+        receivingCurrencyAmount: AMOUNT,
+      };
+      const prod = await p.prod.post('/sandbox/uma/receive', good);
+      assert.equal(prod.status, 403);
+      assert.equal(prod.body.code, 'FORBIDDEN');
+      const viewer = await p.api.post('/tokens', { name: 'viewer', permissions: ['VIEW'] });
+      assert.equal(viewer.status, 201, JSON.stringify(viewer.body));
+      const asViewer = client(server.baseUrl, { tokenId: viewer.body.id, clientSecret: viewer.body.clientSecret });
+      assert.equal((await asViewer.post('/sandbox/uma/receive', good)).status, 403);
 
-    const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...good, senderUmaAddress: 'alice@example.com' }, 'senderUmaAddress'],
-      [{ ...good, senderUmaAddress: undefined }, 'senderUmaAddress'],
-      [{ ...good, receivingCurrencyCode: 'XYZ' }, 'receivingCurrencyCode'],
-      [{ ...good, receivingCurrencyAmount: 0 }, 'receivingCurrencyAmount'],
-      [{ ...good, receivingCurrencyAmount: -5 }, 'receivingCurrencyAmount'],
-      [{ ...good, receivingCurrencyAmount: 1.5 }, 'receivingCurrencyAmount'],
-      [{ ...good, receivingCurrencyAmount: '100' }, 'receivingCurrencyAmount'],
-      [{ ...good, receivingCurrencyAmount: 2 ** 60 }, 'receivingCurrencyAmount'],
-      [{ ...good, receiverUmaAddress: c.umaAddress }, 'receiverUmaAddress'],
-      [{ ...good, customerId: undefined }, 'receiverUmaAddress'],
-      [{ ...good, customerId: undefined, receiverUmaAddress: 'nope' }, 'receiverUmaAddress'],
-    ];
-    for (const [body, field] of cases) {
-      const res = await p.api.post('/sandbox/uma/receive', JSON.parse(JSON.stringify(body)));
-      assert.equal(res.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(res.body)}`);
-      assert.match(
-        JSON.stringify(res.body),
-        new RegExp(field),
-        `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`,
-      );
-    }
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ ...good, senderUmaAddress: 'alice@example.com' }, 'senderUmaAddress'],
+        [{ ...good, senderUmaAddress: undefined }, 'senderUmaAddress'],
+        [{ ...good, receivingCurrencyCode: 'XYZ' }, 'receivingCurrencyCode'],
+        [{ ...good, receivingCurrencyAmount: 0 }, 'receivingCurrencyAmount'],
+        [{ ...good, receivingCurrencyAmount: -5 }, 'receivingCurrencyAmount'],
+        [{ ...good, receivingCurrencyAmount: 1.5 }, 'receivingCurrencyAmount'],
+        [{ ...good, receivingCurrencyAmount: '100' }, 'receivingCurrencyAmount'],
+        [{ ...good, receivingCurrencyAmount: 2 ** 60 }, 'receivingCurrencyAmount'],
+        [{ ...good, receiverUmaAddress: c.umaAddress }, 'receiverUmaAddress'],
+        [{ ...good, customerId: undefined }, 'receiverUmaAddress'],
+        [{ ...good, customerId: undefined, receiverUmaAddress: 'nope' }, 'receiverUmaAddress'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await p.api.post('/sandbox/uma/receive', JSON.parse(JSON.stringify(body)));
+        assert.equal(res.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(res.body)}`);
+        assert.match(
+          JSON.stringify(res.body),
+          new RegExp(field),
+          `${JSON.stringify(body)} names ${field}: ${JSON.stringify(res.body)}`,
+        );
+      }
 
-    // Receivers that are not this platform's live customers: 404.
-    const other = await server.platform();
-    const stranger = await customer(other);
-    for (const body of [
-      { ...good, customerId: stranger.id },
-      { ...good, customerId: undefined, receiverUmaAddress: stranger.umaAddress },
-      { ...good, customerId: 'Customer:00000000-0000-0000-0000-000000000000' },
-    ]) {
-      const res = await p.api.post('/sandbox/uma/receive', body);
-      assert.equal(res.status, 404, JSON.stringify(res.body));
-      assert.equal(res.body.code, 'USER_NOT_FOUND');
-    }
-    const gone = await customer(p);
-    assert.equal((await p.api.delete(`/customers/${gone.id}`)).status, 200);
-    assert.equal((await p.api.post('/sandbox/uma/receive', { ...good, customerId: gone.id })).status, 404);
+      // Receivers that are not this platform's live customers: 404.
+      const other = await server.platform();
+      const stranger = await customer(other);
+      for (const body of [
+        { ...good, customerId: stranger.id },
+        { ...good, customerId: undefined, receiverUmaAddress: stranger.umaAddress },
+        { ...good, customerId: 'Customer:00000000-0000-0000-0000-000000000000' },
+      ]) {
+        const res = await p.api.post('/sandbox/uma/receive', body);
+        assert.equal(res.status, 404, JSON.stringify(res.body));
+        assert.equal(res.body.code, 'USER_NOT_FOUND');
+      }
+      const gone = await customer(p);
+      assert.equal((await p.api.delete(`/customers/${gone.id}`)).status, 200);
+      assert.equal((await p.api.post('/sandbox/uma/receive', { ...good, customerId: gone.id })).status, 404);
 
-    // A currency the customer holds no account in names receivingCurrencyCode.
-    const narrow = await server.platform();
-    const config = (await narrow.api.get('/config')).body;
-    const usdOnly = config.supportedCurrencies.filter((s: { currencyCode: string }) => s.currencyCode === 'USD');
-    assert.equal((await narrow.api.patch('/config', { supportedCurrencies: usdOnly })).status, 200);
-    const usdCustomer = await customer(narrow);
-    const res = await narrow.api.post('/sandbox/uma/receive', {
-      ...good,
-      customerId: usdCustomer.id,
-      receivingCurrencyCode: 'EUR',
-    });
-    assert.equal(res.status, 400, JSON.stringify(res.body));
-    assert.equal(res.body.details.field, 'receivingCurrencyCode');
-    const none = await server.app.store.db
-      .selectFrom('transactions')
-      .select('id')
-      .where('platform_id', '=', narrow.platformId)
-      .execute();
-    assert.equal(none.length, 0, 'nothing was written');
-  });
+      // A currency the customer holds no account in names receivingCurrencyCode.
+      const narrow = await server.platform();
+      const config = (await narrow.api.get('/config')).body;
+      const usdOnly = config.supportedCurrencies.filter((s: { currencyCode: string }) => s.currencyCode === 'USD');
+      assert.equal((await narrow.api.patch('/config', { supportedCurrencies: usdOnly })).status, 200);
+      const usdCustomer = await customer(narrow);
+      const res = await narrow.api.post('/sandbox/uma/receive', {
+        ...good,
+        customerId: usdCustomer.id,
+        receivingCurrencyCode: 'EUR',
+      });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.details.field, 'receivingCurrencyCode');
+      const none = await server.app.store.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('platform_id', '=', narrow.platformId)
+        .execute();
+      assert.equal(none.length, 0, 'nothing was written');
+    },
+  );
 });

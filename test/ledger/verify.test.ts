@@ -24,7 +24,8 @@ describe('ledger invariants', () => {
     });
     fc.assert(
       fc.property(fc.array(posting, { maxLength: 8 }), (postings) => {
-        // Appending the negated sum per currency always balances; removing any one non-zero posting from that unbalances it.
+        // Appending the negated sum per currency always balances; removing any one non-zero posting from that
+        // unbalances it.
         const sums = new Map<string, bigint>();
         for (const q of postings) sums.set(q.currency, (sums.get(q.currency) ?? 0n) + q.amount);
         const closing = [...sums].map(([currency, s]) => ({ accountId: 'z', currency, amount: -s }));

@@ -430,7 +430,8 @@ describe('quotes', () => {
     assert.equal(
       (
         await p.api.get(
-          `/quotes?customerId=${encodeURIComponent(customerId)}&createdAfter=${quote.createdAt}&createdBefore=${quote.createdAt}`,
+          `/quotes?customerId=${encodeURIComponent(customerId)}` +
+            `&createdAfter=${quote.createdAt}&createdBefore=${quote.createdAt}`,
         )
       ).body.totalCount,
       1,

@@ -280,8 +280,9 @@ describe('transfers without a quote', () => {
       [ids[4], ids[3]],
     );
     assert.equal(desc.body.totalCount, 5);
+    const firstPage = (await p.api.get(`/transactions?${q}&sortOrder=asc&limit=2`)).body;
     const asc = await p.api.get(
-      `/transactions?${q}&sortOrder=asc&limit=2&cursor=${encodeURIComponent((await p.api.get(`/transactions?${q}&sortOrder=asc&limit=2`)).body.nextCursor)}`,
+      `/transactions?${q}&sortOrder=asc&limit=2&cursor=${encodeURIComponent(firstPage.nextCursor)}`,
     );
     assert.deepEqual(
       asc.body.data.map((t: any) => t.id),

@@ -149,27 +149,30 @@ describe('platform configuration', () => {
     assert.equal((await p.api.get('/webhook-events?type=TEST')).body.totalCount, 1, 'environments are separate');
   });
 
-  it('opens accounts for an added currency (platform and existing customers) and stops them for a removed one', async () => {
-    const q = await server.platform();
-    const only = await q.api.patch('/config', { supportedCurrencies: [usd] });
-    assert.equal(only.status, 200);
-    assert.deepEqual(only.body.supportedCurrencies, [usd]);
-    const alice = (await q.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'alice' })).body;
-    const accountsOf = async (customerId: string) =>
-      (await q.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body.data
-        .map((a: any) => a.balance.currency.code)
-        .sort();
-    assert.deepEqual(await accountsOf(alice.id), ['USD']);
+  it(
+    'opens accounts for an added currency (platform and existing ' + 'customers) and stops them for a removed one',
+    async () => {
+      const q = await server.platform();
+      const only = await q.api.patch('/config', { supportedCurrencies: [usd] });
+      assert.equal(only.status, 200);
+      assert.deepEqual(only.body.supportedCurrencies, [usd]);
+      const alice = (await q.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'alice' })).body;
+      const accountsOf = async (customerId: string) =>
+        (await q.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body.data
+          .map((a: any) => a.balance.currency.code)
+          .sort();
+      assert.deepEqual(await accountsOf(alice.id), ['USD']);
 
-    const both = await q.api.patch('/config', { supportedCurrencies: [usd, eur] });
-    assert.equal(both.status, 200);
-    assert.deepEqual(await accountsOf(alice.id), ['EUR', 'USD'], 'the existing customer got an EUR account');
-    const platformEur = (await q.api.get('/platform/internal-accounts?currency=EUR')).body.data;
-    assert.equal(platformEur.length, 1);
+      const both = await q.api.patch('/config', { supportedCurrencies: [usd, eur] });
+      assert.equal(both.status, 200);
+      assert.deepEqual(await accountsOf(alice.id), ['EUR', 'USD'], 'the existing customer got an EUR account');
+      const platformEur = (await q.api.get('/platform/internal-accounts?currency=EUR')).body.data;
+      assert.equal(platformEur.length, 1);
 
-    await q.api.patch('/config', { supportedCurrencies: [eur] });
-    const bob = (await q.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'bob' })).body;
-    assert.deepEqual(await accountsOf(bob.id), ['EUR'], 'no new USD accounts');
-    assert.deepEqual(await accountsOf(alice.id), ['EUR', 'USD'], 'existing accounts stay');
-  });
+      await q.api.patch('/config', { supportedCurrencies: [eur] });
+      const bob = (await q.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'bob' })).body;
+      assert.deepEqual(await accountsOf(bob.id), ['EUR'], 'no new USD accounts');
+      assert.deepEqual(await accountsOf(alice.id), ['EUR', 'USD'], 'existing accounts stay');
+    },
+  );
 });

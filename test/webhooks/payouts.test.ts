@@ -75,31 +75,35 @@ describe('webhooks of real payouts', () => {
       await assertSigned(p, r.received);
     });
 
-    it(`a failed quote payout (suffix 004): FAILED with its reason, then the refund, in order, signed (${envelope})`, async () => {
-      const { p, r } = await platformWithReceiver(envelope);
-      const { transactionId, customerId } = await executeQuoteTo(p, '004');
-      await drain(p);
-      const expected =
-        envelope === 'CURRENT'
-          ? [
-              'OUTGOING_PAYMENT.PENDING PENDING',
-              'OUTGOING_PAYMENT.PROCESSING PROCESSING',
-              'OUTGOING_PAYMENT.FAILED FAILED',
-              'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED',
-            ]
-          : [
-              'OUTGOING_PAYMENT PENDING',
-              'OUTGOING_PAYMENT PROCESSING',
-              'OUTGOING_PAYMENT FAILED',
-              'OUTGOING_PAYMENT FAILED',
-            ];
-      assert.deepEqual(about(r, transactionId), expected);
-      const [failed, refunded] = r.received.slice(-2).map((g) => g.body.transaction ?? g.body.data);
-      assert.equal(failed.failureReason, 'COUNTERPARTY_POST_TX_FAILED');
-      assert.equal(refunded.refund.status, 'COMPLETED');
-      assert.equal(await balance(p, customerId), 100_000, 'refunded in full');
-      await assertSigned(p, r.received);
-    });
+    it(
+      `a failed quote payout (suffix 004): FAILED with its reason, then the refund, in order, signed ` +
+        `(${envelope})`,
+      async () => {
+        const { p, r } = await platformWithReceiver(envelope);
+        const { transactionId, customerId } = await executeQuoteTo(p, '004');
+        await drain(p);
+        const expected =
+          envelope === 'CURRENT'
+            ? [
+                'OUTGOING_PAYMENT.PENDING PENDING',
+                'OUTGOING_PAYMENT.PROCESSING PROCESSING',
+                'OUTGOING_PAYMENT.FAILED FAILED',
+                'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED',
+              ]
+            : [
+                'OUTGOING_PAYMENT PENDING',
+                'OUTGOING_PAYMENT PROCESSING',
+                'OUTGOING_PAYMENT FAILED',
+                'OUTGOING_PAYMENT FAILED',
+              ];
+        assert.deepEqual(about(r, transactionId), expected);
+        const [failed, refunded] = r.received.slice(-2).map((g) => g.body.transaction ?? g.body.data);
+        assert.equal(failed.failureReason, 'COUNTERPARTY_POST_TX_FAILED');
+        assert.equal(refunded.refund.status, 'COMPLETED');
+        assert.equal(await balance(p, customerId), 100_000, 'refunded in full');
+        await assertSigned(p, r.received);
+      },
+    );
   }
 
   it('a transfer-out: PENDING, PROCESSING, COMPLETED arrive in order once the worker runs, signed', async () => {
@@ -123,33 +127,37 @@ describe('webhooks of real payouts', () => {
     await assertSigned(p, r.received);
   });
 
-  it('a failed transfer-out (suffix 004) and a delayed one (005, 30 s on the sandbox clock): failure and refund events, signed', async () => {
-    const { p, r } = await platformWithReceiver('CURRENT');
-    const payer = await fundedCustomer(p, 'USD', 50_000);
-    const failing = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '004');
-    const slow = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '005');
-    const now = await p.api.post('/transfer-out', {
-      source: { accountId: payer.accountId },
-      destination: { accountId: failing },
-      amount: 10_000,
-    });
-    const later = await p.api.post('/transfer-out', {
-      source: { accountId: payer.accountId },
-      destination: { accountId: slow },
-      amount: 10_000,
-    });
-    await drain(p);
-    const failedTypes = [
-      'OUTGOING_PAYMENT.PENDING PENDING',
-      'OUTGOING_PAYMENT.PROCESSING PROCESSING',
-      'OUTGOING_PAYMENT.FAILED FAILED',
-      'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED',
-    ];
-    assert.deepEqual(about(r, now.body.id), failedTypes);
-    assert.deepEqual(about(r, later.body.id), failedTypes.slice(0, 2), 'the 005 payment is still on its way');
-    assert.equal((await p.api.post('/sandbox/clock/advance', { seconds: 30 })).status, 200);
-    assert.deepEqual(about(r, later.body.id), failedTypes);
-    assert.equal(await balance(p, payer.customerId), 50_000);
-    await assertSigned(p, r.received);
-  });
+  it(
+    'a failed transfer-out (suffix 004) and a delayed one (005, 30 s on the sandbox clock): failure and ' +
+      'refund events, signed',
+    async () => {
+      const { p, r } = await platformWithReceiver('CURRENT');
+      const payer = await fundedCustomer(p, 'USD', 50_000);
+      const failing = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '004');
+      const slow = await externalAccount(p, payer.customerId, 'US_ACCOUNT', '005');
+      const now = await p.api.post('/transfer-out', {
+        source: { accountId: payer.accountId },
+        destination: { accountId: failing },
+        amount: 10_000,
+      });
+      const later = await p.api.post('/transfer-out', {
+        source: { accountId: payer.accountId },
+        destination: { accountId: slow },
+        amount: 10_000,
+      });
+      await drain(p);
+      const failedTypes = [
+        'OUTGOING_PAYMENT.PENDING PENDING',
+        'OUTGOING_PAYMENT.PROCESSING PROCESSING',
+        'OUTGOING_PAYMENT.FAILED FAILED',
+        'OUTGOING_PAYMENT.REFUND_COMPLETED FAILED',
+      ];
+      assert.deepEqual(about(r, now.body.id), failedTypes);
+      assert.deepEqual(about(r, later.body.id), failedTypes.slice(0, 2), 'the 005 payment is still on its way');
+      assert.equal((await p.api.post('/sandbox/clock/advance', { seconds: 30 })).status, 200);
+      assert.deepEqual(about(r, later.body.id), failedTypes);
+      assert.equal(await balance(p, payer.customerId), 50_000);
+      await assertSigned(p, r.received);
+    },
+  );
 });

@@ -19,7 +19,8 @@ export function configRoutes(api: Http, { platformConfig }: Services): void {
     schema: {
       tags,
       summary:
-        'Update the configuration; a new webhookEndpoint gets one TEST webhook, a new currency opens its internal accounts',
+        'Update the configuration; a new webhookEndpoint gets one TEST webhook, a new currency opens its ' +
+        'internal accounts',
       body: PlatformConfigUpdate,
       response: { 200: PlatformConfig, ...errors(400, 401, 403, 409) },
     },

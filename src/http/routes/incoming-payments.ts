@@ -17,7 +17,8 @@ export function incomingPaymentRoutes(api: Http, { incomingPayments }: Services)
     schema: {
       tags: ['Sandbox'],
       summary:
-        'Simulate an incoming UMA payment to one of your customers; the approval webhook is sent, and answered, before this returns',
+        'Simulate an incoming UMA payment to one of your customers; the approval webhook is sent, and ' +
+        'answered, before this returns',
       body: SandboxUmaReceive,
       response: { 200: Transaction, ...errors(400, 401, 403, 404) },
     },

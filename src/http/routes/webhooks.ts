@@ -60,7 +60,8 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
       schema: {
         tags: sandboxOnly ? ['Sandbox'] : tags,
         summary:
-          'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a 400 WEBHOOK_DELIVERY_ERROR',
+          'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a ' +
+          '400 WEBHOOK_DELIVERY_ERROR',
         body: TestWebhookRequest,
         response: { 200: TestWebhookResponse, ...errors(400, 401, 403) },
       },

@@ -23,7 +23,8 @@ export const CustomerInfoFieldName = StringEnum([
 
 export const WebhookEnvelopeName = StringEnum(['LEGACY', 'CURRENT'] as const, {
   description:
-    'LEGACY (default): the specification\'s envelopes (type OUTGOING_PAYMENT with a transaction member, ...). CURRENT: {id, type: "OBJECT.EVENT", timestamp, data}.',
+    "LEGACY (default): the specification's envelopes (type OUTGOING_PAYMENT with a transaction member, ...). " +
+    'CURRENT: {id, type: "OBJECT.EVENT", timestamp, data}.',
 });
 
 const Amount = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Smallest currency unit' });
@@ -58,7 +59,8 @@ export const PlatformConfig = Type.Object({
   }),
   webhookEndpointFailingSince: Type.Union([Timestamp, Type.Null()], {
     description:
-      'Our extension: when an event to the current endpoint last ran out of retries; null once a delivery succeeds again',
+      'Our extension: when an event to the current endpoint last ran out of retries; null once a delivery ' +
+      'succeeds again',
   }),
   createdAt: Timestamp,
   updatedAt: Timestamp,

@@ -3,7 +3,8 @@ import { PageQuery, StringEnum, Timestamp } from './common.ts';
 
 export const DeliveryState = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT'] as const, {
   description:
-    'PENDING: not yet acknowledged (retries may be due). DELIVERED: a 2xx or 409 came back. FAILED: not retried, or out of retries. NO_ENDPOINT: no endpoint was configured when it was due',
+    'PENDING: not yet acknowledged (retries may be due). DELIVERED: a 2xx or 409 came back. FAILED: not ' +
+    'retried, or out of retries. NO_ENDPOINT: no endpoint was configured when it was due',
 });
 
 export const WebhookAttempt = Type.Object({
