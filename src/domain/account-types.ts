@@ -578,7 +578,7 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
     throw invalidInput(
       'accountInfo.accountType',
       `accountInfo.accountType ${String(accountType)} is not supported${why}; use one of ` +
-        `${ACCOUNT_TYPE_NAMES.join(', ')}`,
+        ACCOUNT_TYPE_NAMES.join(', '),
       'accountType',
     );
   }

@@ -77,7 +77,7 @@ function checkSameCurrency(
     throw new AppError(
       'INVALID_CURRENCY',
       `A transfer moves one currency: the internal account holds ${internal.currency}, the external account ` +
-        `${external.currency}`,
+        external.currency,
       {
         field: `${externalSide}.accountId`,
       },
@@ -188,7 +188,7 @@ export function makeTransferService(
           throw invalidInput(
             'source.accountId',
             `${source.account_type} accounts cannot be pulled from; pullable types: ` +
-              `${Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', ')}`,
+              Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', '),
             'pullable',
           );
         }
