@@ -12,6 +12,7 @@
  *
  * Every loop here is bounded by time and count; it only talks to 127.0.0.1.
  */
+import type { ExternalAccountInput } from '../src/domain/account-types.ts';
 import { Agent, request } from 'node:http';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -163,11 +164,11 @@ async function benchEngine(label: string, env: Record<string, string>): Promise<
     ).data[0]!;
     await services.internalAccounts.fundSandbox(scope, usd.id, 100_000_000_000);
     const destination = await services.externalAccounts.create(scope, {
-      ...(BUILD.USD_ACCOUNT('000') as any),
+      ...(BUILD.USD_ACCOUNT('000') as ExternalAccountInput),
       customerId: customer.id,
     });
     const eurDestination = await services.externalAccounts.create(scope, {
-      ...(BUILD.EUR_ACCOUNT('000') as any),
+      ...(BUILD.EUR_ACCOUNT('000') as ExternalAccountInput),
       customerId: customer.id,
     });
     payers.push({ accountId: usd.id, destination: destination.id, eurDestination: eurDestination.id });

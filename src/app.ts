@@ -1,7 +1,8 @@
 import pino, { type Logger } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
-import { buildHttp, type Http } from './http/server.ts';
+import { buildHttp } from './http/server.ts';
+import type { Http } from './http/http.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
 import { checkServerKey, KeyMismatchError } from './store/key-check.ts';
 import { makeServices, type Services } from './services/index.ts';

@@ -3,7 +3,7 @@
 import type { Clock } from './domain/clock.ts';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
-import type { Environment } from './store/schema.ts';
+import type { Environment } from './domain/environments.ts';
 
 /** Who is asking: every query is scoped to one platform and one environment. */
 export interface Scope {

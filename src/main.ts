@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp, openServices } from './app.ts';
-import { API_VERSION } from './http/server.ts';
+import { API_VERSION } from './http/http.ts';
 import { migrate, openStore } from './store/db.ts';
 import { countPlatforms, createPlatform, platformExists } from './services/platforms.ts';
 import { insertToken, PERMISSIONS, type Permission } from './services/tokens.ts';
 import { verifyLedger } from './ledger/verify.ts';
 import { AppError } from './domain/errors.ts';
-import type { Environment } from './store/schema.ts';
+import type { Environment } from './domain/environments.ts';
 
 const USAGE = `Usage: payouts <command>
 

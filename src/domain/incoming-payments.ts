@@ -7,7 +7,7 @@ import { AppError, invalidInput } from './errors.ts';
 import { isSupportedCurrency } from './currencies.ts';
 import { MAX_PAYMENT_MINOR } from './rate-sources.ts';
 import { isUmaAddress } from './uma.ts';
-import type { Environment } from '../store/schema.ts';
+import type { Environment } from './environments.ts';
 
 /** How long a platform that answered 202 has to call /approve or /reject (public API: 5 seconds). */
 export const APPROVAL_TIMEOUT_MS = 5_000;

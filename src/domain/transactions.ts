@@ -1,4 +1,9 @@
-import type { TransactionFlow, TransactionStatus, TransactionType } from '../store/schema.ts';
+export type TransactionType = 'OUTGOING' | 'INCOMING';
+export type TransactionStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'REJECTED' | 'EXPIRED';
+/** Which path a transaction takes: it decides the outcome table and the ledger postings. */
+export type TransactionFlow = 'TRANSFER_OUT' | 'TRANSFER_IN' | 'QUOTE' | 'INCOMING_UMA';
+/** Where the money of an outgoing transaction came from, and so where a refund returns it. */
+export type Funding = 'INTERNAL' | 'EXTERNAL';
 
 type Lifecycle = Readonly<Record<TransactionStatus, readonly TransactionStatus[]>>;
 

@@ -1,6 +1,6 @@
 import { invalidInput } from './errors.ts';
 import { currency, type Currency } from './currencies.ts';
-import type { Page, SortOrder } from '../store/paging.ts';
+import type { Page, SortOrder } from './paging.ts';
 
 /**
  * The UMA providers this service knows. There is no provider directory to query, so the list is static:

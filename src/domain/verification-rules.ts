@@ -1,4 +1,4 @@
-import type { Environment } from '../store/schema.ts';
+import type { Environment } from './environments.ts';
 import type { DocumentType } from './documents.ts';
 import { sandboxKyb, type ReviewStatus } from './kyc.ts';
 

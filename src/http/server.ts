@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -10,9 +10,7 @@ import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { makeAuthHook } from './auth.ts';
 import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
-
-export const API_VERSION = '2025-10-13';
-export type Http = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+import { API_VERSION, type Http } from './http.ts';
 
 export interface HttpOptions {
   logger: Logger;
@@ -203,7 +201,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
       components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
       security: [{ basicAuth: [] }],
     },
-    transform: ({ schema, url }) => ({ schema: schema as any, url: url.replace(`/${API_VERSION}`, '') }),
+    transform: ({ schema, url }) => ({ schema, url: url.replace(`/${API_VERSION}`, '') }),
   });
 
   const { metrics } = services;

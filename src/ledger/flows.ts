@@ -1,5 +1,5 @@
 import type { Scope } from '../context.ts';
-import type { Funding } from '../store/schema.ts';
+import type { Funding } from '../domain/transactions.ts';
 import { systemAccountId } from './accounts.ts';
 import type { Posting } from './journal.ts';
 

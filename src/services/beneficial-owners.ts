@@ -7,9 +7,9 @@ import { newId } from '../domain/ids.ts';
 import { sandboxOwnerKyc, type ReviewStatus } from '../domain/kyc.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { BeneficialOwnersTable, CustomersTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
-import type { CustomerService } from './customers.ts';
 
 export type BeneficialOwner = Static<typeof BeneficialOwnerSchema>;
 type PersonalInfoInput = Static<typeof PersonalInfo>;
@@ -90,7 +90,15 @@ function kycStatusFor(scope: Scope, info: PersonalInfoInput): ReviewStatus {
   return scope.environment === 'sandbox' ? sandboxOwnerKyc(info.lastName) : 'PENDING';
 }
 
-export function makeBeneficialOwnerService(ctx: Ctx, customers: CustomerService) {
+/**
+ * What owners need of customers. The customer service provides it; naming the need here keeps the two
+ * modules from importing each other (customers list their owners through this module).
+ */
+export interface ActiveCustomers {
+  requireActive(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable>;
+}
+
+export function makeBeneficialOwnerService(ctx: Ctx, customers: ActiveCustomers) {
   const { db } = ctx.store;
 
   async function load(trx: Db | Tx, scope: Scope, id: string): Promise<BeneficialOwnersTable> {

@@ -8,11 +8,12 @@ import { newId } from '../domain/ids.ts';
 import { isUmaAddress } from '../domain/uma.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { CustomersTable } from '../store/schema.ts';
-import { keysetPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { ownersByCustomer, type BeneficialOwner } from './beneficial-owners.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
-import { getPlatformConfig } from './platforms.ts';
+import { getPlatformConfig } from '../platforms.ts';
 
 export type CustomerType = 'INDIVIDUAL' | 'BUSINESS';
 

@@ -13,7 +13,8 @@ import {
 import type { DocumentFileStore, ReceivedFile } from '../store/document-files.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { DocumentsTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { BeneficialOwnerService } from './beneficial-owners.ts';
 import type { CustomerService } from './customers.ts';

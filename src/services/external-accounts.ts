@@ -12,7 +12,8 @@ import { iso } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { ExternalAccountsTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { type Ctx, type Scope, scopeNowMs } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 

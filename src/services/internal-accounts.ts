@@ -8,7 +8,8 @@ import { postEntry } from '../ledger/journal.ts';
 import { systemAccountId } from '../ledger/accounts.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { LedgerAccountsTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 
 export type InternalAccount = Static<typeof InternalAccountSchema>;

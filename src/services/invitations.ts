@@ -8,11 +8,12 @@ import { isUmaAddress } from '../domain/uma.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { JobPayloads } from '../jobs/kinds.ts';
 import type { Db, Tx } from '../store/db.ts';
-import type { Environment, InvitationsTable } from '../store/schema.ts';
+import type { InvitationsTable } from '../store/schema.ts';
+import type { Environment } from '../domain/environments.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { scopedCustomers } from './customers.ts';
-import { getPlatformConfig, loadScope, primaryCurrency } from './platforms.ts';
+import { getPlatformConfig, loadScope, primaryCurrency } from '../platforms.ts';
 
 export type Invitation = Static<typeof InvitationSchema>;
 

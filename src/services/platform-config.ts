@@ -8,7 +8,7 @@ import type { WebhookService } from '../webhooks/delivery.ts';
 import { checkWebhookUrl } from '../webhooks/url.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
-import { toPlatformConfig, type PlatformCurrencyConfig } from './platforms.ts';
+import { toPlatformConfig, type PlatformCurrencyConfig } from '../platforms.ts';
 
 /**
  * Adding a currency opens its account for every existing customer inside the PATCH's transaction (all

@@ -19,7 +19,7 @@ import type { Ctx, Scope } from '../context.ts';
 import { scopeNowMs } from '../context.ts';
 import { scopedCustomers, type CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
-import { getPlatformConfig, primaryCurrency } from './platforms.ts';
+import { getPlatformConfig, primaryCurrency } from '../platforms.ts';
 
 export type UmaLookupResponse = Static<typeof UmaReceiverLookup>;
 export type AccountLookupResponse = Static<typeof AccountReceiverLookup>;

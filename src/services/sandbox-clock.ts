@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
-import { loadScope } from './platforms.ts';
+import { loadScope } from '../platforms.ts';
 
 /** Longest single step, so a typo cannot throw a sandbox years ahead. */
 export const MAX_ADVANCE_MS = 30 * 24 * 3600_000;

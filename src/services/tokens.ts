@@ -4,7 +4,8 @@ import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { ApiTokensTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;

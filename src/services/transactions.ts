@@ -12,10 +12,12 @@ import type { JobWorker } from '../jobs/worker.ts';
 import type { Outcome } from '../rails/sandbox-outcomes.ts';
 import { recordEvent, recordEventForDelivery } from '../webhooks/events.ts';
 import type { Db, Tx } from '../store/db.ts';
-import type { Funding, TransactionStatus, TransactionsTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import type { TransactionsTable } from '../store/schema.ts';
+import type { Funding, TransactionStatus } from '../domain/transactions.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
-import { loadScope } from './platforms.ts';
+import { loadScope } from '../platforms.ts';
 
 export type Transaction = Static<typeof TransactionSchema>;
 

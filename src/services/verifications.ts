@@ -11,7 +11,8 @@ import {
 } from '../domain/verification-rules.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { VerificationsTable } from '../store/schema.ts';
-import { keysetPage, mapPage, type Page, type PageRequest } from '../store/paging.ts';
+import { keysetPage, mapPage } from '../store/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { scopedBeneficialOwners } from './beneficial-owners.ts';

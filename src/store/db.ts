@@ -130,12 +130,15 @@ class CachingSqliteDialect extends SqliteDialect {
  * a few hundred distinct statements, so on a busy server this saves most of PostgreSQL's per-query CPU.
  */
 class PreparingClient extends pg.Client {
+  // pg.Client.query has a dozen overloads; this one forwards whatever it gets, so it calls the base method
+  // through Reflect rather than pick an overload.
   override query(config: unknown, values?: unknown, callback?: unknown): any {
+    const base = super.query;
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
       const name = `k${createHash('sha1').update(config).digest('base64url')}`;
-      return (super.query as any)({ name, text: config, values }, callback);
+      return Reflect.apply(base, this, [{ name, text: config, values }, callback]);
     }
-    return (super.query as any)(config, values, callback);
+    return Reflect.apply(base, this, [config, values, callback]);
   }
 }
 

@@ -1,21 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { invalidInput } from '../domain/errors.ts';
-
-export type SortOrder = 'asc' | 'desc';
-
-export interface PageRequest {
-  limit: number;
-  cursor?: string | undefined;
-  order: SortOrder;
-}
-
-export interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-  /** Present only while hasMore is true: one official client pages for as long as it is non-null. */
-  nextCursor?: string;
-  totalCount: number;
-}
+import type { Page, PageRequest } from '../domain/paging.ts';
 
 interface Position {
   t: string;

@@ -4,8 +4,8 @@
  * flexible sub-objects are JSON text.
  */
 import type { ExternalAccountStatus } from '../domain/account-types.ts';
-
-export type Environment = 'sandbox' | 'production';
+import type { Environment } from '../domain/environments.ts';
+import type { Funding, TransactionFlow, TransactionStatus, TransactionType } from '../domain/transactions.ts';
 
 export interface PlatformsTable {
   id: string;
@@ -192,13 +192,6 @@ export interface ExternalAccountsTable {
   created_at: bigint;
   updated_at: bigint;
 }
-
-export type TransactionType = 'OUTGOING' | 'INCOMING';
-export type TransactionStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'REJECTED' | 'EXPIRED';
-/** Which path a transaction takes: it decides the outcome table and the ledger postings. */
-export type TransactionFlow = 'TRANSFER_OUT' | 'TRANSFER_IN' | 'QUOTE' | 'INCOMING_UMA';
-/** Where the money of an outgoing transaction came from, and so where a refund returns it. */
-export type Funding = 'INTERNAL' | 'EXTERNAL';
 
 export interface TransactionsTable {
   id: string;

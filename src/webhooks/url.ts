@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { invalidInput } from '../domain/errors.ts';
-import type { Environment } from '../store/schema.ts';
+import type { Environment } from '../domain/environments.ts';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 

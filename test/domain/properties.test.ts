@@ -13,7 +13,7 @@ import {
 } from '../../src/domain/transactions.ts';
 import { net, refund, returnSettled, settle, fundInFlight } from '../../src/ledger/flows.ts';
 import { isBalanced } from '../../src/ledger/journal.ts';
-import type { TransactionStatus } from '../../src/store/schema.ts';
+import type { TransactionStatus } from '../../src/domain/transactions.ts';
 
 const code = fc.constantFrom(...CURRENCY_CODES);
 const pair = fc

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { checkReceiveInput, decideApproval } from '../../src/domain/incoming-payments.ts';
 import { canMove, eventTypeOf, INCOMING_TRANSITIONS, isTerminal } from '../../src/domain/transactions.ts';
-import type { TransactionStatus } from '../../src/store/schema.ts';
+import type { TransactionStatus } from '../../src/domain/transactions.ts';
 
 const answered = (status: number, body: unknown = '') => ({
   kind: 'ANSWERED' as const,

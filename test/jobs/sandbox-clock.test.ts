@@ -2,7 +2,7 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { enqueueJob } from '../../src/jobs/queue.ts';
-import { loadScope } from '../../src/services/platforms.ts';
+import { loadScope } from '../../src/platforms.ts';
 import { scopeNowMs } from '../../src/context.ts';
 
 // Job kinds that exist only in this test, added to the registry's types the way a module would.

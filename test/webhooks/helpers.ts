@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { TestServer } from '../helpers/harness.ts';
 import { recordEvent } from '../../src/webhooks/events.ts';
-import { loadScope } from '../../src/services/platforms.ts';
+import { loadScope } from '../../src/platforms.ts';
 import { scopeNowMs } from '../../src/context.ts';
 
 export interface Received {

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Http } from '../server.ts';
+import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanFileName, MAX_DOCUMENT_BYTES, parseDocumentFields, SNIFF_BYTES } from '../../domain/documents.ts';

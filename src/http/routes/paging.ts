@@ -1,4 +1,4 @@
-import type { PageRequest, SortOrder } from '../../store/paging.ts';
+import type { PageRequest, SortOrder } from '../../domain/paging.ts';
 
 export function pageOf(
   query: { limit?: number | undefined; cursor?: string | undefined },

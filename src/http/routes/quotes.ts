@@ -1,4 +1,4 @@
-import type { Http } from '../server.ts';
+import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ExchangeRate, ExchangeRateQuery, Quote, QuoteCreate, QuoteListQuery, SandboxSend } from '../schemas/quotes.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Http } from '../server.ts';
+import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { Transaction, TransactionListQuery, TransferRequest } from '../schemas/transactions.ts';

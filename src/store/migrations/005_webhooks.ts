@@ -1,3 +1,4 @@
+import { systemClock } from '../../domain/clock.ts';
 import { sql, type Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 
@@ -58,7 +59,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('platform_configs').addColumn('webhook_failing_since', 'bigint').execute();
 
   // Events written before this migration had no delivery job; queue one each, so none is forgotten.
-  const now = BigInt(Date.now());
+  const now = BigInt(systemClock.nowMs());
   const existing = await db
     .selectFrom('events')
     .select(['id', 'platform_id', 'environment'])
