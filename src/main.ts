@@ -1,3 +1,5 @@
+import { FAILURE_REASONS, isFailureReason } from './domain/failure-reasons.ts';
+import { RAIL_FAILURE } from './services/transactions/index.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp, openServices } from './app.ts';
@@ -162,13 +164,15 @@ async function main(argv: string[]): Promise<number> {
       if ((sub !== 'settle' && sub !== 'fail') || !id || extra.length > 0)
         fail('expected: transactions settle ID | transactions fail ID [--reason REASON]');
       if (sub === 'settle' && values.reason) fail('--reason goes with fail');
+      const reason = values.reason ?? RAIL_FAILURE.reason;
+      // Only a public value: clients decode failureReason against the contract's list.
+      if (!isFailureReason(reason)) fail(`--reason must be one of ${FAILURE_REASONS.join(', ')}`);
       const { store, services } = await openServices(config);
       try {
-        const tx = await services.transactions.resolveManually(
-          id,
-          sub === 'settle' ? 'COMPLETE' : 'FAIL',
-          values.reason,
-        );
+        const tx = await services.transactions.resolveManually(id, sub === 'settle' ? 'COMPLETE' : 'FAIL', {
+          ...RAIL_FAILURE,
+          reason,
+        });
         process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
         return 0;
       } finally {

@@ -1,5 +1,6 @@
 // The one list of job kinds and what each carries. enqueueJob and JobWorker.register are typed from it,
 // so a payload written by one side is the payload the other side reads, and the worker decodes it once.
+import type { FailureReason } from '../domain/failure-reasons.ts';
 import type { RefundReason } from '../domain/transactions.ts';
 
 /**
@@ -19,9 +20,14 @@ export interface JobPayloads {
   /** A funded PENDING transaction goes to its rail. */
   'transaction.process': { id: string };
   /** The rail's delayed outcome for a PROCESSING transaction. */
-  'transaction.finish': { id: string; result: 'COMPLETE' | 'FAIL'; reason?: string; refundReason?: RefundReason };
+  'transaction.finish': {
+    id: string;
+    result: 'COMPLETE' | 'FAIL';
+    reason?: FailureReason;
+    refundReason?: RefundReason;
+  };
   /** A completed sandbox payout comes back from the receiving bank. */
-  'transaction.return': { id: string; reason: string };
+  'transaction.return': { id: string; reason: FailureReason };
   'quote.expire': { quoteId: string };
   'invitation.expire': { code: string };
   /** An incoming payment whose approval webhook went unanswered. */

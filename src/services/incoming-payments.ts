@@ -42,7 +42,7 @@ import {
   newTransaction,
   type Transaction,
   type TransactionService,
-} from './transactions.ts';
+} from './transactions/index.ts';
 import { railOutcome } from './transfers.ts';
 
 export const APPROVAL_EVENT = 'INCOMING_PAYMENT.PENDING';
@@ -131,7 +131,7 @@ export function makeIncomingPaymentService(
       failure_details: Object.keys(details).length > 0 ? JSON.stringify(details) : null,
     };
     if (failureReason !== undefined) patch.failure_reason = failureReason;
-    return moveTransaction(ctx, trx, scope, row, to, patch);
+    return moveTransaction(ctx, trx, scope, row, { to, set: patch });
   }
 
   async function apply(trx: Tx, scope: Scope, row: TransactionsTable, decision: ApprovalDecision): Promise<void> {

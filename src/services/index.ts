@@ -22,7 +22,7 @@ import { makeRateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
 import { makeSandboxClockService } from './sandbox-clock.ts';
 import { makeTokenService } from './tokens.ts';
-import { makeTransactionService } from './transactions.ts';
+import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
 import { makeVerificationService } from './verifications.ts';
 

@@ -1,3 +1,4 @@
+import { present } from '../domain/assert.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Quote as QuoteSchema, QuoteCreate } from '../http/schemas/quotes.ts';
@@ -31,7 +32,7 @@ import {
   newTransaction,
   type Transaction,
   type TransactionService,
-} from './transactions.ts';
+} from './transactions/index.ts';
 import { railOutcome, requireInternalAccount } from './transfers.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
@@ -360,7 +361,7 @@ export function makeQuoteService(
     const earlyByMs = Number(quote.expires_at) - scopeNowMs(ctx, scope);
     if (earlyByMs > 0) return runAgainAt(wallNowMs(ctx) + earlyByMs);
     const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
-    if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, 'EXPIRED');
+    if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, { to: 'EXPIRED' });
     return undefined;
   });
 
@@ -560,15 +561,12 @@ export function makeQuoteService(
         } else {
           // Funds that do not match are not accepted into the payment (nothing is posted): it fails at once.
           const row = (await transactions.loadForUpdate(trx, scope, quote.transaction_id))!;
-          const processing = await moveTransaction(ctx, trx, scope, row, 'PROCESSING');
-          await transactions.fail(
-            trx,
-            scope,
-            processing!,
-            'FUNDING_AMOUNT_MISMATCH',
-            'COMPLETED',
-            'TRANSACTION_FAILED',
-          );
+          const processing = await moveTransaction(ctx, trx, scope, row, { to: 'PROCESSING' });
+          await transactions.fail(trx, scope, present(processing, 'a claimed quote moves its payment'), {
+            reason: 'FUNDING_AMOUNT_MISMATCH',
+            refund: 'COMPLETED',
+            refundReason: 'TRANSACTION_FAILED',
+          });
         }
         return quote.transaction_id;
       });

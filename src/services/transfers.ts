@@ -15,7 +15,7 @@ import {
   toTransaction,
   type Transaction,
   type TransactionService,
-} from './transactions.ts';
+} from './transactions/index.ts';
 
 export interface TransferInput {
   source: { accountId: string; currency?: string | undefined };

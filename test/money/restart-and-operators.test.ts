@@ -144,6 +144,9 @@ describe('durability and the production connector', () => {
       ).body;
       await runDueJobs(server);
       assert.equal((await p.prod.get(`/transactions/${payout.id}`)).body.status, 'PROCESSING');
+      const freeText = await runCli(['transactions', 'fail', payout.id, '--reason', 'the bank said no'], env);
+      assert.equal(freeText.code, 2, 'only public failure reasons');
+      assert.match(freeText.stderr, /--reason must be one of .*INVALID_BANK_ACCOUNT/);
       await payouts('transactions', 'fail', payout.id, '--reason', 'INVALID_BANK_ACCOUNT');
       const failed = (await p.prod.get(`/transactions/${payout.id}`)).body;
       assert.equal(failed.status, 'FAILED');

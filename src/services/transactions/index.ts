@@ -1,0 +1,99 @@
+// Transactions: the contract other services and the routes use, and the factory that binds it. The work
+// is in lifecycle.ts (the state machine and its postings), jobs.ts (the delayed rail steps) and
+// queries.ts (reading).
+import { AppError, notFound } from '../../domain/errors.ts';
+import type { Page, PageRequest } from '../../domain/paging.ts';
+import type { Funding } from '../../domain/transactions.ts';
+import type { JobWorker } from '../../jobs/worker.ts';
+import type { Tx } from '../../store/db.ts';
+import type { TransactionsTable } from '../../store/schema.ts';
+import type { Ctx, Scope } from '../../context.ts';
+import { loadScope } from '../../platforms.ts';
+import { registerTransactionJobs } from './jobs.ts';
+import { complete, type Failure, fail, fund, process, queueProcessing, RAIL_FAILURE } from './lifecycle.ts';
+import {
+  getTransaction,
+  listTransactions,
+  loadForUpdate,
+  type Transaction,
+  type TransactionFilters,
+  toTransaction,
+} from './queries.ts';
+
+export {
+  type Failure,
+  RAIL_FAILURE,
+  insertTransaction,
+  insertTransactionForDelivery,
+  moveTransaction,
+  newTransaction,
+  type PaymentPatch,
+  type TransactionDraft,
+} from './lifecycle.ts';
+export { scopedTransactions, type Transaction, type TransactionFilters, toTransaction } from './queries.ts';
+
+export interface TransactionService {
+  /** Debits the payer into the in-flight account, in the caller's transaction. */
+  fund(trx: Tx, scope: Scope, payment: TransactionsTable, funding: Funding): Promise<TransactionsTable>;
+  /** PENDING → PROCESSING and the rail's outcome; undefined when the payment was not PENDING and funded. */
+  process(trx: Tx, scope: Scope, payment: TransactionsTable): Promise<TransactionsTable | undefined>;
+  /** PROCESSING → FAILED with the refund; undefined when another step moved it first. */
+  fail(trx: Tx, scope: Scope, payment: TransactionsTable, failure: Failure): Promise<TransactionsTable | undefined>;
+  /** The payment row, locked for the caller's transaction. */
+  loadForUpdate(trx: Tx, scope: Scope, id: string): Promise<TransactionsTable | undefined>;
+  /** Queues the rail step of a newly funded payment, in the caller's transaction. */
+  queueProcessing(trx: Tx, scope: Scope, id: string): Promise<void>;
+  /** One transaction. Raises TRANSACTION_NOT_FOUND. */
+  get(scope: Scope, id: string): Promise<Transaction>;
+  /** A page of transactions matching the filters. */
+  list(scope: Scope, filters: TransactionFilters, page: PageRequest): Promise<Page<Transaction>>;
+  /**
+   * The production connector's operator step: settle or fail a PROCESSING transaction, with the ledger and
+   * events of a rail outcome. Raises TRANSACTION_NOT_FOUND, CONFLICT.
+   */
+  resolveManually(id: string, result: 'COMPLETE' | 'FAIL', failure?: Failure): Promise<Transaction>;
+}
+
+export function makeTransactionService(ctx: Ctx, worker: JobWorker): TransactionService {
+  const { db, engine } = ctx.store;
+  registerTransactionJobs(ctx, worker);
+  return {
+    fund: (trx, scope, payment, funding) => fund(ctx, trx, scope, payment, funding),
+    process: (trx, scope, payment) => process(ctx, trx, scope, payment),
+    fail: (trx, scope, payment, failure) => fail(ctx, trx, scope, payment, failure),
+    loadForUpdate: (trx, scope, id) => loadForUpdate(trx, engine, scope, id),
+    queueProcessing: (trx, scope, id) => queueProcessing(ctx, trx, scope, id),
+    get: (scope, id) => getTransaction(db, scope, id),
+    list: (scope, filters, page) => listTransactions(db, scope, filters, page),
+    resolveManually: (id, result, failure = RAIL_FAILURE) => resolveManually(ctx, id, result, failure),
+  };
+}
+
+async function resolveManually(
+  ctx: Ctx,
+  id: string,
+  result: 'COMPLETE' | 'FAIL',
+  failure: Failure,
+): Promise<Transaction> {
+  const owner = await ctx.store.db
+    .selectFrom('transactions')
+    .select(['platform_id', 'environment'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!owner) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+  const scope = await loadScope(ctx, owner.platform_id, owner.environment);
+  return ctx.store.tx(async (trx) => {
+    const payment = await loadForUpdate(trx, ctx.store.engine, scope, id);
+    if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+    if (payment.status !== 'PROCESSING')
+      throw new AppError(
+        'CONFLICT',
+        `Transaction ${id} is ${payment.status}; only PROCESSING transactions can be settled or failed`,
+      );
+    const moved =
+      result === 'COMPLETE' ? await complete(ctx, trx, scope, payment) : await fail(ctx, trx, scope, payment, failure);
+    // The row is locked and PROCESSING, so this process is the one that moves it.
+    if (!moved) throw new Error(`transaction ${id} moved under its lock`);
+    return toTransaction(moved);
+  });
+}

@@ -1,0 +1,355 @@
+// The state machine of a payment and its ledger postings. Every change goes through moveTransaction, the
+// one compare-and-set choke point; the steps (fund, process, complete, fail, return) are top-level use
+// cases that run in the caller's database transaction (`trx`). The transaction row is `payment`.
+import { assert, present } from '../../domain/assert.ts';
+import { iso } from '../../domain/clock.ts';
+import type { FailureReason } from '../../domain/failure-reasons.ts';
+import { newId } from '../../domain/ids.ts';
+import {
+  canMove,
+  eventTypeOf,
+  type Funding,
+  type Refund,
+  type RefundReason,
+  refundEventTypeOf,
+  type TransactionStatus,
+} from '../../domain/transactions.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import { fundInFlight, type Movement, pullIn, refund, returnSettled, settle } from '../../ledger/flows.ts';
+import { type Posting, postEntry } from '../../ledger/journal.ts';
+import type { Outcome } from '../../rails/sandbox-outcomes.ts';
+import type { Tx } from '../../store/db.ts';
+import type { TransactionsTable } from '../../store/schema.ts';
+import { recordEvent, recordEventForDelivery } from '../../webhooks/events.ts';
+import { type Ctx, type Scope, scopeNowMs, wallNowMs } from '../../context.ts';
+import { toTransaction } from './queries.ts';
+
+/** The columns a move may set besides the status. */
+export type PaymentPatch = Partial<
+  Pick<
+    TransactionsTable,
+    'failure_reason' | 'failure_details' | 'refund' | 'settled_at' | 'funding' | 'counterparty_information'
+  >
+>;
+
+export interface Move {
+  to: TransactionStatus;
+  set?: PaymentPatch;
+  /** The journal entry that moves the money with the status (none when no money moves). */
+  ledger?: { kind: string; postings: Posting[] };
+  /** COMPLETED → FAILED, which only a sandbox return may take. */
+  sandboxReturn?: boolean;
+}
+
+/**
+ * Every change of a transaction goes through here: it names the state it leaves (so a transaction another
+ * worker already moved is left alone and undefined comes back), writes its ledger entry, mirrors the
+ * status onto the quote, and records the event — all in the caller's database transaction.
+ */
+export async function moveTransaction(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  move: Move,
+): Promise<TransactionsTable | undefined> {
+  const { to, set = {}, ledger } = move;
+  if (!canMove(payment.flow, payment.status, to, move.sandboxReturn))
+    throw new Error(`transaction ${payment.id}: ${payment.status} → ${to} is not a lifecycle edge`);
+  const now = scopeNowMs(ctx, scope);
+  const result = await trx
+    .updateTable('transactions')
+    .set({ ...set, status: to, updated_at: BigInt(now) })
+    .where('id', '=', payment.id)
+    .where('status', '=', payment.status)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) return undefined;
+  if (ledger && ledger.postings.length > 0)
+    await postEntry(trx, scope, { kind: ledger.kind, reference: payment.id, postings: ledger.postings }, now);
+  if (payment.quote_id) {
+    await trx
+      .updateTable('quotes')
+      .set({ status: to, updated_at: BigInt(now) })
+      .where('id', '=', payment.quote_id)
+      .execute();
+  }
+  const moved: TransactionsTable = { ...payment, ...set, status: to, updated_at: BigInt(now) };
+  assert(moved.status === to, 'a moved payment has the status it was moved to');
+  const type = eventTypeOf(payment, to);
+  if (type !== undefined)
+    await recordEvent(trx, scope, { type, objectId: payment.id, data: toTransaction(moved) }, now);
+  return moved;
+}
+
+/** What says what a new transaction is; every other field starts empty. */
+export type TransactionDraft = Pick<
+  TransactionsTable,
+  | 'type'
+  | 'flow'
+  | 'source'
+  | 'destination'
+  | 'sent_amount'
+  | 'sent_currency'
+  | 'received_amount'
+  | 'received_currency'
+  | 'outcome'
+> &
+  Partial<TransactionsTable>;
+
+/** A new PENDING transaction row, stamped with the scope's time. */
+export function newTransaction(scope: Scope, nowMs: number, draft: TransactionDraft): TransactionsTable {
+  const now = BigInt(nowMs);
+  return {
+    id: newId('Transaction'),
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    status: 'PENDING',
+    source_account_id: null,
+    destination_account_id: null,
+    funding: null,
+    customer_id: null,
+    platform_customer_id: null,
+    sender_uma_address: null,
+    receiver_uma_address: null,
+    fees: 0n,
+    exchange_rate: null,
+    rate_details: null,
+    quote_id: null,
+    description: null,
+    reference: null,
+    payment_instructions: null,
+    counterparty_information: null,
+    failure_reason: null,
+    failure_details: null,
+    refund: null,
+    settled_at: null,
+    created_at: now,
+    updated_at: now,
+    ...draft,
+  };
+}
+
+/** Records a new transaction and its creation event in the caller's transaction. */
+export async function insertTransaction(trx: Tx, scope: Scope, payment: TransactionsTable): Promise<void> {
+  await trx.insertInto('transactions').values(payment).execute();
+  await recordEvent(trx, scope, creationEvent(payment), Number(payment.created_at));
+}
+
+/**
+ * insertTransaction for a caller that delivers the creation event itself right after commit and acts
+ * on the answer (the incoming-payment approval request): returns the delivery job's id.
+ */
+export async function insertTransactionForDelivery(trx: Tx, scope: Scope, payment: TransactionsTable): Promise<string> {
+  await trx.insertInto('transactions').values(payment).execute();
+  return (await recordEventForDelivery(trx, scope, creationEvent(payment), Number(payment.created_at))).jobId;
+}
+
+function creationEvent(payment: TransactionsTable) {
+  const type = present(eventTypeOf(payment, payment.status), 'every new transaction has a creation event');
+  return { type, objectId: payment.id, data: toTransaction(payment) };
+}
+
+function movementOf(scope: Scope, payment: TransactionsTable): Movement {
+  return {
+    scope,
+    sentCurrency: payment.sent_currency,
+    receivedCurrency: payment.received_currency,
+    sent: payment.sent_amount,
+    received: payment.received_amount,
+    fees: payment.fees,
+  };
+}
+
+/** The payer's money is in flight: debit the internal account (or record the money received from outside). */
+export async function fund(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  funding: Funding,
+): Promise<TransactionsTable> {
+  const postings = fundInFlight(scope, funding, payment.source_account_id, payment.sent_currency, payment.sent_amount);
+  await postEntry(trx, scope, { kind: 'FUND', reference: payment.id, postings }, scopeNowMs(ctx, scope));
+  // A transfer-out is inserted already marked as funded from its internal account; a quote learns at run time.
+  if (payment.funding !== funding)
+    await trx.updateTable('transactions').set({ funding }).where('id', '=', payment.id).execute();
+  return { ...payment, funding };
+}
+
+/**
+ * The payment reaches its destination. Money received for an internal account (a pull, an incoming UMA
+ * payment credited to the customer's internal account) is credited from settlement now; money that was
+ * in flight (an outgoing payment, or an incoming one passing through to an external deposit account)
+ * leaves through settlement.
+ */
+export async function complete(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+): Promise<TransactionsTable | undefined> {
+  const creditsInternal =
+    payment.flow === 'TRANSFER_IN' || (payment.flow === 'INCOMING_UMA' && payment.funding === null);
+  const postings = creditsInternal
+    ? pullIn(
+        scope,
+        present(payment.destination_account_id, 'money received for an internal account names that account'),
+        payment.received_currency,
+        payment.received_amount,
+      )
+    : settle(movementOf(scope, payment));
+  return moveTransaction(ctx, trx, scope, payment, {
+    to: 'COMPLETED',
+    set: { settled_at: BigInt(scopeNowMs(ctx, scope)) },
+    ledger: { kind: 'SETTLE', postings },
+  });
+}
+
+function refundObject(
+  ctx: Ctx,
+  scope: Scope,
+  payment: TransactionsTable,
+  status: Refund['status'],
+  reason: RefundReason,
+): string {
+  const now = iso(scopeNowMs(ctx, scope));
+  const value: Refund = { reference: `RF-${payment.id.slice(-12).toUpperCase()}`, initiatedAt: now, status, reason };
+  if (status === 'COMPLETED') value.settledAt = now;
+  return JSON.stringify(value);
+}
+
+async function recordRefundEvent(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  status: 'COMPLETED' | 'FAILED',
+): Promise<void> {
+  const type = refundEventTypeOf(payment, status);
+  if (type !== undefined)
+    await recordEvent(trx, scope, { type, objectId: payment.id, data: toTransaction(payment) }, scopeNowMs(ctx, scope));
+}
+
+/** Why a payment failed, and what became of the money that was in flight. */
+export interface Failure {
+  reason: FailureReason;
+  /** FAILED when the rail reports that the refund failed too (sandbox 007). */
+  refund: 'COMPLETED' | 'FAILED';
+  refundReason: RefundReason;
+}
+
+/** The failure an operator or a rail reports without details: the contract's fallback, refunded. */
+export const RAIL_FAILURE: Failure = {
+  reason: 'COUNTERPARTY_POST_TX_FAILED',
+  refund: 'COMPLETED',
+  refundReason: 'TRANSACTION_FAILED',
+};
+
+/**
+ * Delivery failed. Money that was in flight goes back where it came from, unless the rail reports that
+ * the refund failed too (sandbox 007): then it stays in the in-flight account for an operator, and the
+ * refund object says FAILED.
+ */
+export async function fail(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  failure: Failure,
+): Promise<TransactionsTable | undefined> {
+  if (!payment.funding || payment.flow === 'TRANSFER_IN') {
+    return moveTransaction(ctx, trx, scope, payment, { to: 'FAILED', set: { failure_reason: failure.reason } });
+  }
+  const postings =
+    failure.refund === 'COMPLETED'
+      ? refund(movementOf(scope, payment), payment.funding, payment.source_account_id)
+      : [];
+  const failed = await moveTransaction(ctx, trx, scope, payment, {
+    to: 'FAILED',
+    set: {
+      failure_reason: failure.reason,
+      refund: refundObject(ctx, scope, payment, failure.refund, failure.refundReason),
+    },
+    ledger: { kind: 'REFUND', postings },
+  });
+  if (failed) await recordRefundEvent(ctx, trx, scope, failed, failure.refund);
+  return failed;
+}
+
+/**
+ * PENDING and funded → PROCESSING, then whatever the rail's planned outcome says: settle or fail now, or
+ * queue the delayed step. Runs in the caller's transaction; a transaction no longer PENDING is left alone.
+ */
+export async function process(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+): Promise<TransactionsTable | undefined> {
+  // Money received for an internal account is credited on completion, so those flows process unfunded.
+  const processesUnfunded = payment.flow === 'TRANSFER_IN' || payment.flow === 'INCOMING_UMA';
+  if (payment.status !== 'PENDING' || (payment.funding === null && !processesUnfunded)) return undefined;
+  const processing = await moveTransaction(ctx, trx, scope, payment, { to: 'PROCESSING' });
+  if (!processing) return undefined;
+  assert(processing.funding !== null || processesUnfunded, 'a payment in PROCESSING was funded');
+  const outcome = JSON.parse(payment.outcome) as Outcome;
+  // Delayed rail steps are jobs, and job due times are wall time (the sandbox clock moves jobs instead).
+  const wallNow = wallNowMs(ctx);
+  switch (outcome.kind) {
+    case 'COMPLETE':
+      return complete(ctx, trx, scope, processing);
+    case 'FAIL':
+      return fail(ctx, trx, scope, processing, outcome);
+    case 'COMPLETE_AFTER':
+      await enqueueJob(
+        trx,
+        scope,
+        'transaction.finish',
+        { id: payment.id, result: 'COMPLETE' },
+        wallNow,
+        outcome.delayMs,
+      );
+      return processing;
+    case 'FAIL_AFTER': {
+      const { reason, refundReason } = outcome;
+      const payload = { id: payment.id, result: 'FAIL' as const, reason, refundReason };
+      await enqueueJob(trx, scope, 'transaction.finish', payload, wallNow, outcome.delayMs);
+      return processing;
+    }
+    case 'COMPLETE_THEN_RETURN': {
+      const completed = await complete(ctx, trx, scope, processing);
+      const payload = { id: payment.id, reason: outcome.reason };
+      await enqueueJob(trx, scope, 'transaction.return', payload, wallNow, outcome.returnAfterMs);
+      return completed;
+    }
+    case 'MANUAL':
+      return processing;
+  }
+}
+
+/** A settled payment returned by the receiving bank (sandbox quote suffix 005): COMPLETED → FAILED, refunded. */
+export async function returnPayment(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  reason: FailureReason,
+): Promise<void> {
+  if (payment.status !== 'COMPLETED' || !payment.funding) return;
+  const postings = returnSettled(movementOf(scope, payment), payment.funding, payment.source_account_id);
+  const failed = await moveTransaction(ctx, trx, scope, payment, {
+    to: 'FAILED',
+    set: {
+      failure_reason: reason,
+      refund: refundObject(ctx, scope, payment, 'COMPLETED', 'TRANSACTION_FAILED'),
+    },
+    ledger: { kind: 'RETURN', postings },
+    sandboxReturn: true,
+  });
+  if (failed) await recordRefundEvent(ctx, trx, scope, failed, 'COMPLETED');
+}
+
+/** Queues the rail step for a newly funded transaction, durably, in the caller's transaction. */
+export async function queueProcessing(ctx: Ctx, trx: Tx, scope: Scope, id: string): Promise<void> {
+  await enqueueJob(trx, scope, 'transaction.process', { id }, wallNowMs(ctx));
+}

@@ -1,0 +1,112 @@
+// Reading transactions: the API shape of a row, the scope every query starts from, and the list filters.
+import type { Static } from '@sinclair/typebox';
+import { iso } from '../../domain/clock.ts';
+import { currency } from '../../domain/currencies.ts';
+import { notFound } from '../../domain/errors.ts';
+import type { Page, PageRequest } from '../../domain/paging.ts';
+import type { TransactionStatus } from '../../domain/transactions.ts';
+import type { Transaction as TransactionSchema } from '../../http/schemas/transactions.ts';
+import type { Db, Tx } from '../../store/db.ts';
+import { keysetPage, mapPage } from '../../store/paging.ts';
+import type { TransactionsTable } from '../../store/schema.ts';
+import type { Scope } from '../../context.ts';
+
+export type Transaction = Static<typeof TransactionSchema>;
+
+export function toTransaction(row: TransactionsTable): Transaction {
+  const tx: Transaction = {
+    id: row.id,
+    status: row.status,
+    type: row.type,
+    source: JSON.parse(row.source),
+    destination: JSON.parse(row.destination),
+    sentAmount: { amount: Number(row.sent_amount), currency: currency(row.sent_currency) },
+    receivedAmount: { amount: Number(row.received_amount), currency: currency(row.received_currency) },
+    fees: Number(row.fees),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+  if (row.customer_id !== null) tx.customerId = row.customer_id;
+  if (row.platform_customer_id !== null) tx.platformCustomerId = row.platform_customer_id;
+  if (row.exchange_rate !== null) tx.exchangeRate = Number(row.exchange_rate);
+  if (row.rate_details !== null) tx.rateDetails = JSON.parse(row.rate_details);
+  if (row.quote_id !== null) tx.quoteId = row.quote_id;
+  if (row.description !== null) tx.description = row.description;
+  if (row.payment_instructions !== null) tx.paymentInstructions = JSON.parse(row.payment_instructions);
+  if (row.counterparty_information !== null) tx.counterpartyInformation = JSON.parse(row.counterparty_information);
+  if (row.failure_reason !== null) tx.failureReason = row.failure_reason;
+  if (row.refund !== null) tx.refund = JSON.parse(row.refund);
+  if (row.settled_at !== null) tx.settledAt = iso(row.settled_at);
+  if (row.sender_uma_address !== null) tx.senderUmaAddress = row.sender_uma_address;
+  if (row.receiver_uma_address !== null) tx.receiverUmaAddress = row.receiver_uma_address;
+  if (row.type === 'INCOMING' && row.reference !== null) tx.reconciliationInstructions = { reference: row.reference };
+  if (row.failure_details !== null) tx.failureDetails = JSON.parse(row.failure_details);
+  return tx;
+}
+
+export function scopedTransactions(db: Db | Tx, scope: Scope) {
+  return db
+    .selectFrom('transactions')
+    .where('transactions.platform_id', '=', scope.platformId)
+    .where('transactions.environment', '=', scope.environment);
+}
+
+export interface TransactionFilters {
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  accountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  startDate?: number | undefined;
+  endDate?: number | undefined;
+}
+
+/** One transaction of the caller's scope. Raises TRANSACTION_NOT_FOUND. */
+export async function getTransaction(db: Db, scope: Scope, id: string): Promise<Transaction> {
+  const row = await scopedTransactions(db, scope).selectAll().where('transactions.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+  return toTransaction(row);
+}
+
+/** A page of the caller's transactions, newest first unless the page asks otherwise. */
+export async function listTransactions(
+  db: Db,
+  scope: Scope,
+  f: TransactionFilters,
+  page: PageRequest,
+): Promise<Page<Transaction>> {
+  let q = scopedTransactions(db, scope);
+  if (f.customerId !== undefined) q = q.where('transactions.customer_id', '=', f.customerId);
+  if (f.platformCustomerId !== undefined) q = q.where('transactions.platform_customer_id', '=', f.platformCustomerId);
+  if (f.senderAccountIdentifier !== undefined)
+    q = q.where('transactions.source_account_id', '=', f.senderAccountIdentifier);
+  if (f.receiverAccountIdentifier !== undefined)
+    q = q.where('transactions.destination_account_id', '=', f.receiverAccountIdentifier);
+  if (f.accountIdentifier !== undefined) {
+    const id = f.accountIdentifier;
+    q = q.where((eb) =>
+      eb.or([eb('transactions.source_account_id', '=', id), eb('transactions.destination_account_id', '=', id)]),
+    );
+  }
+  if (f.status !== undefined) q = q.where('transactions.status', '=', f.status as TransactionStatus);
+  if (f.type !== undefined) q = q.where('transactions.type', '=', f.type as 'OUTGOING');
+  if (f.reference !== undefined) q = q.where('transactions.reference', '=', f.reference);
+  if (f.startDate !== undefined) q = q.where('transactions.created_at', '>=', BigInt(f.startDate));
+  if (f.endDate !== undefined) q = q.where('transactions.created_at', '<=', BigInt(f.endDate));
+  return mapPage(await keysetPage<TransactionsTable>(q, 'transactions', page), toTransaction);
+}
+
+/** The row, locked for the rest of the caller's transaction on PostgreSQL (SQLite's write lock already is). */
+export async function loadForUpdate(
+  trx: Tx,
+  engine: 'sqlite' | 'postgres',
+  scope: Scope,
+  id: string,
+): Promise<TransactionsTable | undefined> {
+  let q = scopedTransactions(trx, scope).selectAll().where('transactions.id', '=', id);
+  if (engine === 'postgres') q = q.forUpdate();
+  return q.executeTakeFirst();
+}
