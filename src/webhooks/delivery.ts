@@ -24,9 +24,9 @@ import type { Page, PageRequest } from '../domain/paging.ts';
 import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
 import { buildEnvelope, type EnvelopeEvent } from './envelope.ts';
 import { enqueueDelivery } from './events.ts';
-import type { DeliverPayload } from '../jobs/kinds.ts';
+import { type DeliverPayload, type RunAgainAt, runAgainAt } from '../jobs/kinds.ts';
 import { makeKeyStore } from './keys.ts';
-import { nextRetryDelayMs, retryPolicyOf } from './schedule.ts';
+import { type DeliveryStep, nextStep, retryPolicyOf } from './schedule.ts';
 import { standardPublicKey, webhookHeaders } from './signing.ts';
 import { postWebhook, type PostResult } from './transport.ts';
 import { checkWebhookUrl } from './url.ts';
@@ -78,11 +78,6 @@ export interface TestWebhookResult {
   response_body: string;
 }
 
-/** 2xx acknowledges. 409 is the receiver saying it already has this id: also an acknowledgement. */
-export function isAcknowledged(status: number | null): boolean {
-  return status !== null && ((status >= 200 && status < 300) || status === 409);
-}
-
 function toEvent(row: EventsTable): WebhookEvent {
   const event: WebhookEvent = {
     id: row.id,
@@ -116,6 +111,19 @@ function scopedEvents(db: Db | Tx, scope: Scope) {
     .where('events.environment', '=', scope.environment);
 }
 
+/** One attempt as it is recorded: what was sent where, what came back, and what follows. */
+interface AttemptRecord {
+  scope: Scope;
+  event: EventsTable;
+  payload: DeliverPayload;
+  url: string;
+  result: PostResult & { sentAtMs: number };
+  step: DeliveryStep;
+  /** The run's first attempt (scope time), carried to the retry for its window. */
+  since: number;
+  doneAtMs: number;
+}
+
 export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, random: () => number = Math.random) {
   const { db } = ctx.store;
   const keyStore = makeKeyStore(ctx);
@@ -138,7 +146,8 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
     const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
     const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
-    return { sentAtMs, ...(await postWebhook(url, body, headers, ctx.config.webhookTimeoutMs, realNow, publicOnly)) };
+    const timeoutMs = ctx.config.webhookTimeoutMs;
+    return { sentAtMs, ...(await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly })) };
   }
 
   /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
@@ -159,10 +168,14 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
     return result.numUpdatedRows === 1n;
   }
 
-  async function deliver(payload: DeliverPayload, job: Job, scope: Scope): Promise<void> {
+  /**
+   * The event this job should send now, 'WAIT' when an earlier event of the same object is still pending
+   * (the receiver must see an object's changes in order), or undefined when there is nothing left to do.
+   */
+  async function dueEvent(payload: DeliverPayload, scope: Scope): Promise<EventsTable | 'WAIT' | undefined> {
     const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
     // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
-    if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return;
+    if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return undefined;
     const recorded = await db
       .selectFrom('webhook_attempts')
       .select('attempt')
@@ -171,8 +184,7 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       .where('attempt', '=', BigInt(payload.attempt))
       .executeTakeFirst();
     // A process that died after recording this attempt already queued the next one.
-    if (recorded) return;
-
+    if (recorded) return undefined;
     const earlier = await scopedEvents(db, scope)
       .select('id')
       .where('object_id', '=', event.object_id)
@@ -185,12 +197,14 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
       )
       .limit(1)
       .executeTakeFirst();
-    if (earlier) {
-      // Wait without spending an attempt: the receiver must see this object's changes in order.
-      await ctx.store.tx((trx) => enqueueDelivery(trx, scope, payload, realNow(), ORDER_WAIT_MS));
-      return;
-    }
+    return earlier ? 'WAIT' : event;
+  }
 
+  async function deliver(payload: DeliverPayload, job: Job, scope: Scope): Promise<void | RunAgainAt> {
+    const event = await dueEvent(payload, scope);
+    if (event === undefined) return undefined;
+    // Waiting spends no attempt: the job comes back after the earlier event had its chance.
+    if (event === 'WAIT') return runAgainAt(realNow() + ORDER_WAIT_MS);
     const config = await getPlatformConfig(ctx, scope);
     const url = config.webhookEndpoint;
     if (!url) {
@@ -198,91 +212,80 @@ export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, ran
         const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', scopeNowMs(ctx, scope));
         if (settled) await answerHandlers.get(event.type)?.(trx, scope, event, { kind: 'NO_ENDPOINT' });
       });
-      return;
+      return undefined;
     }
-
     // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
     // taken the job since, it makes this attempt and we must not.
-    if (!(await renewLease(ctx.store, job, realNow(), ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS))) return;
-    const result = await send(
-      scope,
-      { id: event.id, type: event.type, data: JSON.parse(event.data) as unknown },
-      config.webhookEnvelope,
-      url,
-    );
+    const leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    if (!(await renewLease(ctx.store, job, realNow(), leaseMs))) return undefined;
+    const data = JSON.parse(event.data) as unknown;
+    const result = await send(scope, { id: event.id, type: event.type, data }, config.webhookEnvelope, url);
     const since = payload.since ?? result.sentAtMs;
     const doneAtMs = scopeNowMs(ctx, scope);
-    const acknowledged = isAcknowledged(result.status);
-    const retryInMs =
-      acknowledged || retryPolicyOf(event.type) === 'ONCE'
-        ? null
-        : nextRetryDelayMs(payload.attempt, doneAtMs - since, random);
-    const windowOver = !acknowledged && retryInMs === null && retryPolicyOf(event.type) === 'RETRY';
+    const outcome = { status: result.status, attempt: payload.attempt, elapsedMs: doneAtMs - since };
+    const step = nextStep(outcome, retryPolicyOf(event.type), random);
     try {
-      await ctx.store.tx(async (trx) => {
-        await trx
-          .insertInto('webhook_attempts')
-          .values({
-            event_id: event.id,
-            run: BigInt(payload.run),
-            attempt: BigInt(payload.attempt),
-            url,
-            started_at: BigInt(result.sentAtMs),
-            status_code: result.status === null ? null : BigInt(result.status),
-            latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
-            error:
-              result.error ??
-              (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`),
-            response_body: result.body,
-          })
-          .execute();
-        if (retryInMs !== null) {
-          await enqueueDelivery(
-            trx,
-            scope,
-            { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since },
-            realNow(),
-            retryInMs,
-          );
-          return;
-        }
-        await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', doneAtMs);
-        const answer: WebhookAnswer =
-          result.status === null
-            ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }
-            : { kind: 'ANSWERED', status: result.status, body: result.body };
-        await answerHandlers.get(event.type)?.(trx, scope, event, answer);
-        const configs = trx
-          .updateTable('platform_configs')
-          .where('platform_id', '=', scope.platformId)
-          .where('environment', '=', scope.environment);
-        // The endpoint's failure report: set when an event runs out of retries, cleared by the next success.
-        if (acknowledged)
-          await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
-        if (windowOver)
-          await configs
-            .set({ webhook_failing_since: BigInt(doneAtMs) })
-            .where('webhook_failing_since', 'is', null)
-            .execute();
-      });
+      await ctx.store.tx((trx) => recordAttempt(trx, { scope, event, payload, url, result, step, since, doneAtMs }));
     } catch (err) {
       // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
-      if (isUniqueViolation(err)) return;
+      if (isUniqueViolation(err)) return undefined;
       throw err;
     }
-    if (windowOver) {
-      log.error(
-        {
-          eventId: event.id,
-          type: event.type,
-          platformId: scope.platformId,
-          environment: scope.environment,
-          url,
-          attempts: payload.attempt,
-        },
-        'webhook endpoint failing: event gave up after the retry window',
-      );
+    if (step.kind === 'FAILED' && step.windowOver) {
+      const { platformId, environment } = scope;
+      const context = { eventId: event.id, type: event.type, platformId, environment, url, attempts: payload.attempt };
+      log.error(context, 'webhook endpoint failing: event gave up after the retry window');
     }
+    return undefined;
+  }
+
+  /** Records the attempt and what follows from it (the retry, or the end of the run and its answer). */
+  async function recordAttempt(trx: Tx, attempt: AttemptRecord): Promise<void> {
+    const { scope, event, payload, url, result, step } = attempt;
+    const acknowledged = step.kind === 'DELIVERED';
+    const error =
+      result.error ?? (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`);
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        event_id: event.id,
+        run: BigInt(payload.run),
+        attempt: BigInt(payload.attempt),
+        url,
+        started_at: BigInt(result.sentAtMs),
+        status_code: result.status === null ? null : BigInt(result.status),
+        latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
+        error,
+        response_body: result.body,
+      })
+      .execute();
+    if (step.kind === 'RETRY') {
+      const next = { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since: attempt.since };
+      await enqueueDelivery(trx, scope, next, realNow(), step.inMs);
+      return;
+    }
+    await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', attempt.doneAtMs);
+    const answer: WebhookAnswer =
+      result.status === null
+        ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }
+        : { kind: 'ANSWERED', status: result.status, body: result.body };
+    await answerHandlers.get(event.type)?.(trx, scope, event, answer);
+    await reportEndpointHealth(trx, scope, step, attempt.doneAtMs);
+  }
+
+  /** The endpoint's failure report: set when an event runs out of retries, cleared by the next success. */
+  async function reportEndpointHealth(trx: Tx, scope: Scope, step: DeliveryStep, atMs: number): Promise<void> {
+    const configs = trx
+      .updateTable('platform_configs')
+      .where('platform_id', '=', scope.platformId)
+      .where('environment', '=', scope.environment);
+    if (step.kind === 'DELIVERED')
+      await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
+    if (step.kind === 'FAILED' && step.windowOver)
+      await configs
+        .set({ webhook_failing_since: BigInt(atMs) })
+        .where('webhook_failing_since', 'is', null)
+        .execute();
   }
 
   worker.register('webhook.deliver', deliver);

@@ -37,3 +37,36 @@ export function nextRetryDelayMs(failedAttempt: number, elapsedMs: number, rando
   const delay = Math.floor(unit * retryCapMs(failedAttempt));
   return elapsedMs + delay > RETRY_WINDOW_MS ? null : delay;
 }
+
+/** 2xx acknowledges. 409 is the receiver saying it already has this id: also an acknowledgement. */
+export function isAcknowledged(status: number | null): boolean {
+  return status !== null && ((status >= 200 && status < 300) || status === 409);
+}
+
+/** What one attempt's answer leads to. */
+export type DeliveryStep =
+  | { kind: 'DELIVERED' }
+  | { kind: 'RETRY'; inMs: number }
+  /** `windowOver`: a RETRY event ran out of its window (the endpoint is reported failing); a ONCE event was not. */
+  | { kind: 'FAILED'; windowOver: boolean };
+
+export interface AttemptOutcome {
+  /** The HTTP status, or null when no answer came back. */
+  status: number | null;
+  /** 1-based within the run. */
+  attempt: number;
+  /** From the run's first attempt to now. */
+  elapsedMs: number;
+}
+
+/**
+ * The decision after an attempt, and nothing else: the delivery handler maps it onto database writes.
+ * An acknowledgement ends the run; a ONCE event is never retried; a RETRY event waits the jittered
+ * backoff until its window is over.
+ */
+export function nextStep(outcome: AttemptOutcome, policy: RetryPolicy, random: () => number): DeliveryStep {
+  if (isAcknowledged(outcome.status)) return { kind: 'DELIVERED' };
+  if (policy === 'ONCE') return { kind: 'FAILED', windowOver: false };
+  const inMs = nextRetryDelayMs(outcome.attempt, outcome.elapsedMs, random);
+  return inMs === null ? { kind: 'FAILED', windowOver: true } : { kind: 'RETRY', inMs };
+}

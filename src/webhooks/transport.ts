@@ -63,15 +63,20 @@ async function refuseInternal(url: string): Promise<string | null> {
   }
 }
 
-/** `publicOnly`: production deliveries never reach internal addresses (see webhooks/url.ts). */
-export async function postWebhook(
-  url: string,
-  body: Buffer,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  clockMs: () => number,
-  publicOnly = false,
-): Promise<PostResult> {
+export interface WebhookPost {
+  url: string;
+  /** The exact bytes that were signed. */
+  body: Buffer;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** Times the attempt (latencyMs). */
+  clockMs: () => number;
+  /** Refuse internal addresses: production deliveries never reach them (see webhooks/url.ts). */
+  publicOnly: boolean;
+}
+
+export async function postWebhook(post: WebhookPost): Promise<PostResult> {
+  const { url, body, headers, timeoutMs, clockMs, publicOnly } = post;
   const started = clockMs();
   const signal = AbortSignal.timeout(timeoutMs);
   if (publicOnly) {

@@ -6,7 +6,9 @@ import {
   BASE_RETRY_DELAY_MS,
   MAX_RETRY_DELAY_MS,
   RETRY_WINDOW_MS,
+  isAcknowledged,
   nextRetryDelayMs,
+  nextStep,
   retryCapMs,
   retryPolicyOf,
 } from '../../src/webhooks/schedule.ts';
@@ -14,6 +16,38 @@ import { buildEnvelope } from '../../src/webhooks/envelope.ts';
 import { sealingKey, seal, unseal } from '../../src/webhooks/keys.ts';
 import { gridSignature, standardPublicKey, webhookHeaders } from '../../src/webhooks/signing.ts';
 import { checkWebhookUrl } from '../../src/webhooks/url.ts';
+
+describe('the step after an attempt (nextStep)', () => {
+  const status = fc.oneof(fc.constant(null), fc.integer({ min: 100, max: 599 }));
+  const attempt = fc.integer({ min: 1, max: 10_000 });
+  const elapsed = fc.integer({ min: 0, max: 2 * RETRY_WINDOW_MS });
+  const random = fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true });
+  const policy = fc.constantFrom('RETRY' as const, 'ONCE' as const);
+
+  it('never retries an acknowledged answer or a ONCE event; retries stay within [0, cap) and the window', () => {
+    fc.assert(
+      fc.property(status, attempt, elapsed, random, policy, (s, n, ms, r, p) => {
+        const step = nextStep({ status: s, attempt: n, elapsedMs: ms }, p, () => r);
+        if (isAcknowledged(s)) assert.deepEqual(step, { kind: 'DELIVERED' }, 'an acknowledgement ends the run');
+        else if (p === 'ONCE') assert.deepEqual(step, { kind: 'FAILED', windowOver: false }, 'ONCE is sent once');
+        else if (step.kind === 'RETRY') {
+          assert.ok(step.inMs >= 0 && step.inMs < retryCapMs(n), 'the wait is within [0, cap)');
+          assert.ok(ms + step.inMs <= RETRY_WINDOW_MS, 'the retry falls inside the window');
+        } else assert.deepEqual(step, { kind: 'FAILED', windowOver: true }, 'only the window ends a RETRY run');
+      }),
+    );
+  });
+
+  it('gives up monotonically: once the window is over for an elapsed time, it is over for every later one', () => {
+    fc.assert(
+      fc.property(attempt, elapsed, elapsed, random, (n, a, b, r) => {
+        const [early, late] = a <= b ? [a, b] : [b, a];
+        const stepAt = (ms: number) => nextStep({ status: 500, attempt: n, elapsedMs: ms }, 'RETRY', () => r).kind;
+        if (stepAt(early) === 'FAILED') assert.equal(stepAt(late), 'FAILED', 'a later check does not revive the run');
+      }),
+    );
+  });
+});
 
 describe('retry schedule', () => {
   it('waits within [0, cap) with cap = min(30 min, 10 s × 2^(n−1)), never past the 7-day window', () => {

@@ -91,17 +91,11 @@ describe('production webhooks never reach internal addresses', () => {
   });
 
   it('checks where a name resolves before each production attempt', async () => {
-    const refused = await postWebhook('https://localhost:9/hook', Buffer.from('{}'), {}, 1000, Date.now, true);
+    const post = { body: Buffer.from('{}'), headers: {}, timeoutMs: 1000, clockMs: Date.now, publicOnly: true };
+    const refused = await postWebhook({ ...post, url: 'https://localhost:9/hook' });
     assert.equal(refused.status, null);
     assert.match(refused.error!, /internal address/);
-    const unresolvable = await postWebhook(
-      'https://no-such-host.invalid/hook',
-      Buffer.from('{}'),
-      {},
-      1000,
-      Date.now,
-      true,
-    );
+    const unresolvable = await postWebhook({ ...post, url: 'https://no-such-host.invalid/hook' });
     assert.match(unresolvable.error!, /cannot resolve/);
   });
 
