@@ -49,11 +49,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   const rates = makeRateService(ctx);
   // Receiver lookups estimate with the same rates quotes lock: the sandbox table, or the operator's file.
   const estimateRate: EstimateRate = async (scope, from, to) => {
-    try {
-      return rateAsNumber(rates.pair(scope, from, to).rate);
-    } catch {
-      return undefined;
-    }
+    const found = rates.findPair(scope, from, to);
+    return found && rateAsNumber(found.rate);
   };
   const beneficialOwners = makeBeneficialOwnerService(ctx, customers);
   const invitations = makeInvitationService(ctx);

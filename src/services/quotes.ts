@@ -7,7 +7,7 @@ import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency, isSupportedCurrency } from '../domain/currencies.ts';
 import { newId } from '../domain/ids.ts';
-import { priceReceiving, priceSending } from '../domain/pricing.ts';
+import { type Price, priceReceiving, priceSending } from '../domain/pricing.ts';
 import { rateAsNumber } from '../domain/rates.ts';
 import { isUmaAddress } from '../domain/uma.ts';
 import { sandboxTestReceiver } from '../domain/uma-receivers.ts';
@@ -24,13 +24,14 @@ import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
-import type { RateService } from './rates.ts';
+import type { PricedPair, RateService } from './rates.ts';
 import { requireLookup } from './receiver-lookups.ts';
 import {
   insertTransaction,
   moveTransaction,
   newTransaction,
   type Transaction,
+  type TransactionDraft,
   type TransactionService,
 } from './transactions/index.ts';
 import { railOutcome, requireInternalAccount } from './transfers.ts';
@@ -107,6 +108,136 @@ function counterpartyOf(account: ExternalAccountsTable): Record<string, string> 
   if (typeof beneficiary.birthDate === 'string') info.BIRTH_DATE = beneficiary.birthDate;
   if (typeof beneficiary.nationality === 'string') info.NATIONALITY = beneficiary.nationality;
   return Object.keys(info).length ? info : null;
+}
+
+/** What a quote is priced from: the request, its resolved ends, and when. */
+interface QuoteTerms {
+  quoteId: string;
+  source: ResolvedSource;
+  destination: ResolvedDestination;
+  input: QuoteInput;
+  nowMs: number;
+  ttlMs: number;
+}
+
+/**
+ * A quote priced once. The quote row and its transaction are both mapped from this value, so the amounts,
+ * rate, references and parties they share are computed in one place.
+ */
+interface PricedQuote extends QuoteTerms {
+  price: Price;
+  exchangeRate: string;
+  rateDetails: string;
+  reference: string | null;
+  paymentInstructions: string | null;
+  counterparty: string | null;
+}
+
+/** Prices the terms with the pair's rate and fees. Raises AMOUNT_OUT_OF_RANGE. */
+function priceQuote(terms: QuoteTerms, pair: PricedPair): PricedQuote {
+  const { source, destination, input } = terms;
+  const { rate, fees, limits } = pair;
+  const amount = BigInt(input.lockedCurrencyAmount);
+  const price =
+    input.lockedCurrencySide === 'SENDING' ? priceSending(amount, rate, fees) : priceReceiving(amount, rate, fees);
+  if (!price || price.totalSendingMinor < limits.minMinor || price.totalSendingMinor > limits.maxMinor) {
+    throw new AppError(
+      'AMOUNT_OUT_OF_RANGE',
+      `The sending amount must be from ${limits.minMinor} to ${limits.maxMinor} ${source.currency} ` +
+        `(smallest unit) and cover the fees`,
+      { field: 'lockedCurrencyAmount', min: Number(limits.minMinor), max: Number(limits.maxMinor) },
+    );
+  }
+  const reference = source.path === 'REALTIME' ? `PAY-${randomBytes(6).toString('hex').toUpperCase()}` : null;
+  const rateDetails = {
+    counterpartyMultiplier: 1,
+    counterpartyFixedFee: 0,
+    gridApiMultiplier: rateAsNumber(rate),
+    gridApiFixedFee: Number(fees.fixedMinor),
+    gridApiVariableFeeRate: Number(fees.variableBps) / 10_000,
+    gridApiVariableFeeAmount: Number(price.variableFeeMinor),
+  };
+  const purpose = input.purposeOfPayment ? { PURPOSE_OF_PAYMENT: input.purposeOfPayment } : {};
+  const counterparty =
+    destination.counterparty || input.purposeOfPayment ? { ...destination.counterparty, ...purpose } : null;
+  return {
+    ...terms,
+    price,
+    exchangeRate: String(rateAsNumber(rate)),
+    rateDetails: JSON.stringify(rateDetails),
+    reference,
+    paymentInstructions: reference ? JSON.stringify(fundingInstructions(source.currency, reference)) : null,
+    counterparty: counterparty && JSON.stringify(counterparty),
+  };
+}
+
+/** The quote's own row. */
+function quoteRow(scope: Scope, q: PricedQuote, transactionId: string): QuotesTable {
+  const now = BigInt(q.nowMs);
+  return {
+    id: q.quoteId,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    status: 'PENDING',
+    source: JSON.stringify(q.source.echo),
+    destination: JSON.stringify(q.destination.echo),
+    sending_account_id: q.source.accountId,
+    receiving_account_id: q.destination.accountId,
+    customer_id: q.source.customerId,
+    sending_uma_address: q.source.umaAddress,
+    receiving_uma_address: q.destination.umaAddress,
+    sending_currency: q.source.currency,
+    receiving_currency: q.destination.currency,
+    total_sending_amount: q.price.totalSendingMinor,
+    total_receiving_amount: q.price.totalReceivingMinor,
+    fees: q.price.feesMinor,
+    exchange_rate: q.exchangeRate,
+    rate_details: q.rateDetails,
+    transaction_id: transactionId,
+    payment_instructions: q.paymentInstructions,
+    reference: q.reference,
+    counterparty_information: q.counterparty,
+    expires_at: now + BigInt(q.ttlMs),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The PENDING transaction a quote owns from creation, with the rail's planned outcome. */
+function transactionDraft(q: PricedQuote, outcome: Outcome): TransactionDraft {
+  const { source, destination } = q;
+  const sourceEcho =
+    source.path === 'REALTIME'
+      ? source.echo
+      : { sourceType: 'ACCOUNT', accountId: source.accountId, currency: source.currency };
+  const destinationEcho = destination.umaAddress
+    ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency }
+    : { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency };
+  return {
+    type: 'OUTGOING',
+    flow: 'QUOTE',
+    source: JSON.stringify(sourceEcho),
+    destination: JSON.stringify(destinationEcho),
+    source_account_id: source.accountId,
+    destination_account_id: destination.accountId,
+    customer_id: source.customerId,
+    platform_customer_id: source.platformCustomerId,
+    sender_uma_address: source.umaAddress,
+    receiver_uma_address: destination.umaAddress,
+    sent_amount: q.price.totalSendingMinor,
+    sent_currency: source.currency,
+    received_amount: q.price.totalReceivingMinor,
+    received_currency: destination.currency,
+    fees: q.price.feesMinor,
+    exchange_rate: q.exchangeRate,
+    rate_details: q.rateDetails,
+    quote_id: q.quoteId,
+    description: q.input.description ?? null,
+    reference: q.reference,
+    payment_instructions: q.paymentInstructions,
+    counterparty_information: q.counterparty,
+    outcome: JSON.stringify(outcome),
+  };
 }
 
 export function makeQuoteService(
@@ -369,122 +500,29 @@ export function makeQuoteService(
     execute,
 
     async create(scope: Scope, input: QuoteInput): Promise<Quote> {
+      // Preconditions first: nothing is resolved or written for a request that cannot be honoured.
+      if (input.immediatelyExecute && input.source.sourceType === 'REALTIME_FUNDING') {
+        throw invalidInput(
+          'immediatelyExecute',
+          'immediatelyExecute needs an account source; a REALTIME_FUNDING quote runs when its funds arrive',
+          'source',
+        );
+      }
       const quoteId = newId('Quote');
       await ctx.store.tx(async (trx) => {
         const source = await resolveSource(trx, scope, input.source);
         const destination = await resolveDestination(trx, scope, input.destination);
         if (input.lookupId !== undefined) await checkLookup(trx, scope, input.lookupId, destination);
-        const { rate, fees, limits } = rates.pair(scope, source.currency, destination.currency);
-        const amount = BigInt(input.lockedCurrencyAmount);
-        const price =
-          input.lockedCurrencySide === 'SENDING'
-            ? priceSending(amount, rate, fees)
-            : priceReceiving(amount, rate, fees);
-        if (!price || price.totalSendingMinor < limits.minMinor || price.totalSendingMinor > limits.maxMinor) {
-          throw new AppError(
-            'AMOUNT_OUT_OF_RANGE',
-            `The sending amount must be from ${limits.minMinor} to ${limits.maxMinor} ${source.currency} ` +
-              `(smallest unit) and cover the fees`,
-            {
-              field: 'lockedCurrencyAmount',
-              min: Number(limits.minMinor),
-              max: Number(limits.maxMinor),
-            },
-          );
-        }
-        const nowScope = scopeNowMs(ctx, scope);
-        const now = BigInt(nowScope);
-        const reference = source.path === 'REALTIME' ? `PAY-${randomBytes(6).toString('hex').toUpperCase()}` : null;
-        const instructions = reference ? JSON.stringify(fundingInstructions(source.currency, reference)) : null;
-        const exchangeRate = String(rateAsNumber(rate));
-        const rateDetails = JSON.stringify({
-          counterpartyMultiplier: 1,
-          counterpartyFixedFee: 0,
-          gridApiMultiplier: rateAsNumber(rate),
-          gridApiFixedFee: Number(fees.fixedMinor),
-          gridApiVariableFeeRate: Number(fees.variableBps) / 10_000,
-          gridApiVariableFeeAmount: Number(price.variableFeeMinor),
-        });
-        const counterparty =
-          destination.counterparty || input.purposeOfPayment
-            ? JSON.stringify({
-                ...destination.counterparty,
-                ...(input.purposeOfPayment ? { PURPOSE_OF_PAYMENT: input.purposeOfPayment } : {}),
-              })
-            : null;
-        const tx = newTransaction(scope, nowScope, {
-          type: 'OUTGOING',
-          flow: 'QUOTE',
-          source: JSON.stringify(
-            source.path === 'REALTIME'
-              ? source.echo
-              : { sourceType: 'ACCOUNT', accountId: source.accountId, currency: source.currency },
-          ),
-          destination: JSON.stringify(
-            destination.umaAddress
-              ? { destinationType: 'UMA_ADDRESS', umaAddress: destination.umaAddress, currency: destination.currency }
-              : { destinationType: 'ACCOUNT', accountId: destination.accountId, currency: destination.currency },
-          ),
-          source_account_id: source.accountId,
-          destination_account_id: destination.accountId,
-          customer_id: source.customerId,
-          platform_customer_id: source.platformCustomerId,
-          sender_uma_address: source.umaAddress,
-          receiver_uma_address: destination.umaAddress,
-          sent_amount: price.totalSendingMinor,
-          sent_currency: source.currency,
-          received_amount: price.totalReceivingMinor,
-          received_currency: destination.currency,
-          fees: price.feesMinor,
-          exchange_rate: exchangeRate,
-          rate_details: rateDetails,
-          quote_id: quoteId,
-          description: input.description ?? null,
-          reference,
-          payment_instructions: instructions,
-          counterparty_information: counterparty,
-          outcome: JSON.stringify(railOutcome(scope, destination.outcome)),
-        });
-        const transactionId = tx.id;
-        await insertTransaction(trx, scope, tx);
+        const nowMs = scopeNowMs(ctx, scope);
+        const terms = { quoteId, source, destination, input, nowMs, ttlMs: ctx.config.quoteTtlMs };
+        const priced = priceQuote(terms, rates.pair(scope, source.currency, destination.currency));
+        const payment = newTransaction(scope, nowMs, transactionDraft(priced, railOutcome(scope, destination.outcome)));
+        await insertTransaction(trx, scope, payment);
         await trx
           .insertInto('quotes')
-          .values({
-            id: quoteId,
-            platform_id: scope.platformId,
-            environment: scope.environment,
-            status: 'PENDING',
-            source: JSON.stringify(source.echo),
-            destination: JSON.stringify(destination.echo),
-            sending_account_id: source.accountId,
-            receiving_account_id: destination.accountId,
-            customer_id: source.customerId,
-            sending_uma_address: source.umaAddress,
-            receiving_uma_address: destination.umaAddress,
-            sending_currency: source.currency,
-            receiving_currency: destination.currency,
-            total_sending_amount: price.totalSendingMinor,
-            total_receiving_amount: price.totalReceivingMinor,
-            fees: price.feesMinor,
-            exchange_rate: exchangeRate,
-            rate_details: rateDetails,
-            transaction_id: transactionId,
-            payment_instructions: instructions,
-            reference,
-            counterparty_information: counterparty,
-            expires_at: now + BigInt(ctx.config.quoteTtlMs),
-            created_at: now,
-            updated_at: now,
-          })
+          .values(quoteRow(scope, priced, payment.id))
           .execute();
         await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs);
-        if (input.immediatelyExecute && source.path === 'REALTIME') {
-          throw invalidInput(
-            'immediatelyExecute',
-            'immediatelyExecute needs an account source; a REALTIME_FUNDING quote runs when its funds arrive',
-            'source',
-          );
-        }
       });
       if (input.immediatelyExecute) return execute(scope, quoteId);
       return toQuote(await load(db, scope, quoteId));

@@ -20,28 +20,34 @@ export function makeRateService(ctx: Ctx) {
   // Both tables are loaded once, at start: that is when every rate was last updated.
   const loadedAt = iso(wallNowMs(ctx));
 
-  /** Rate, fees and limits for one pair, or QUOTE_REQUEST_FAILED naming the pair when there are none. */
-  function pair(scope: Scope, from: string, to: string): PricedPair {
+  /**
+   * Rate, fees and limits for one pair, or undefined when the environment has none: a value, since callers
+   * branch on it (the rates list skips the pair, a receiver lookup shows no estimate).
+   */
+  function findPair(scope: Scope, from: string, to: string): PricedPair | undefined {
     const source = sourceFor(scope);
     const rate = from === to ? { from, to, numerator: 1n, denominator: 1n } : source.rate(from, to);
     const fees = source.fees(from, to);
-    if (!rate || !fees) {
+    return rate && fees ? { rate, fees, limits: source.limits(from) } : undefined;
+  }
+
+  /** Rate, fees and limits for one pair a quote needs. Raises QUOTE_REQUEST_FAILED naming the pair. */
+  function pair(scope: Scope, from: string, to: string): PricedPair {
+    const found = findPair(scope, from, to);
+    if (!found) {
       throw new AppError(
         'QUOTE_REQUEST_FAILED',
         `No ${scope.environment} exchange rate or fee schedule for ${from} → ` +
           `${to}${scope.environment === 'production' ? ' (the operator supplies them in RATES_FILE)' : ''}`,
-        {
-          field: 'currency',
-          from,
-          to,
-        },
+        { field: 'currency', from, to },
       );
     }
-    return { rate, fees, limits: source.limits(from) };
+    return found;
   }
 
   return {
     pair,
+    findPair,
 
     /** GET /exchange-rates: one entry per pair that has a rate, priced for `sendingAmount`. */
     list(
@@ -55,12 +61,8 @@ export function makeRateService(ctx: Ctx) {
       for (const from of sources) {
         for (const to of destinations) {
           if (from === to) continue;
-          let priced: PricedPair;
-          try {
-            priced = pair(scope, from, to);
-          } catch {
-            continue;
-          }
+          const priced = findPair(scope, from, to);
+          if (!priced) continue;
           const price: Price | undefined = priceSending(BigInt(query.sendingAmount), priced.rate, priced.fees);
           data.push({
             sourceCurrency: currency(from),

@@ -264,6 +264,15 @@ describe('quotes', () => {
       lockedCurrencyAmount: 10_000,
       immediatelyExecute: true,
     });
+    // A funding-instructions source cannot run at once: refused before anything is resolved or written,
+    // so the inline account is not created either.
+    const accountsBefore = (await p.api.get('/customers/external-accounts?limit=100')).body.data.length;
+    const realtime = await p.api.post('/quotes', {
+      ...body(details),
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: payer.customerId },
+    });
+    assert.deepEqual([realtime.status, realtime.body.details?.field], [400, 'immediatelyExecute']);
+    assert.equal((await p.api.get('/customers/external-accounts?limit=100')).body.data.length, accountsBefore);
     const res = await p.api.post('/quotes', body(details));
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'COMPLETED', 'immediatelyExecute returns the executed quote');
