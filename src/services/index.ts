@@ -17,7 +17,7 @@ import { makeInternalAccountService } from './internal-accounts.ts';
 import { makeInvitationService } from './invitations.ts';
 import { makePlatformConfigService } from './platform-config.ts';
 import { loadScope } from '../platforms.ts';
-import { makeQuoteService } from './quotes.ts';
+import { makeQuoteService } from './quotes/index.ts';
 import { makeRateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
 import { makeSandboxClockService } from './sandbox-clock.ts';

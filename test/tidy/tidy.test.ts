@@ -20,7 +20,7 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/platforms.ts': 'a platform is created before it has a clock of its own',
   'src/services/rates.ts': 'when the operator rates file was loaded is a process fact',
   'src/services/transactions/lifecycle.ts': 'queues rail steps, and job due times are wall time',
-  'src/services/quotes.ts': 'queues quote expiry, and job due times are wall time',
+  'src/services/quotes/index.ts': 'queues quote expiry, and job due times are wall time',
   'src/services/invitations.ts': 'queues invitation expiry, and job due times are wall time',
   'src/services/incoming-payments.ts': 'queues the approval time-out, and job due times are wall time',
 };

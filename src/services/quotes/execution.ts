@@ -1,0 +1,150 @@
+// Running a quote: claiming it (at most once), funding and processing its transaction, expiry, and the
+// sandbox's arrival of funds for a REALTIME_FUNDING quote.
+import { present } from '../../domain/assert.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { iso } from '../../domain/clock.ts';
+import { runAgainAt } from '../../jobs/kinds.ts';
+import type { JobWorker } from '../../jobs/worker.ts';
+import type { Tx } from '../../store/db.ts';
+import type { QuotesTable, TransactionsTable } from '../../store/schema.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../../context.ts';
+import { moveTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
+import { loadQuote, type Quote, scopedQuotes, toQuote } from './queries.ts';
+
+/** What running a quote needs. */
+export interface QuoteRunner {
+  ctx: Ctx;
+  worker: JobWorker;
+  transactions: TransactionService;
+}
+
+/**
+ * Claims a PENDING, unexpired quote for running. The conditional update is what makes a quote run at most
+ * once: of any number of concurrent calls exactly one matches the row, the others see a 409.
+ */
+async function claim(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
+  const now = scopeNowMs(ctx, scope);
+  if (quote.status !== 'PENDING')
+    throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
+      status: quote.status,
+    });
+  if (now >= Number(quote.expires_at))
+    throw new AppError('QUOTE_EXPIRED', `Quote ${quote.id} expired at ${iso(quote.expires_at)}; create a new quote`);
+  const claimed = await trx
+    .updateTable('quotes')
+    .set({ status: 'PROCESSING', updated_at: BigInt(now) })
+    .where('id', '=', quote.id)
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows !== 1n)
+    throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
+}
+
+/** Funds the quote's transaction and runs it: debit (or receipt), PROCESSING, and the rail's outcome. */
+async function run(
+  { transactions }: QuoteRunner,
+  trx: Tx,
+  scope: Scope,
+  quote: QuotesTable,
+  funding: 'INTERNAL' | 'EXTERNAL',
+): Promise<TransactionsTable> {
+  const row = present(
+    await transactions.loadForUpdate(trx, scope, quote.transaction_id),
+    'a quote owns its transaction from creation',
+  );
+  const funded = await transactions.fund(trx, scope, row, funding);
+  return (await transactions.process(trx, scope, funded)) ?? funded;
+}
+
+/** Runs a quote funded from an account. */
+export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: string): Promise<Quote> {
+  const { ctx, worker } = runner;
+  await ctx.store.tx(async (trx) => {
+    const quote = await loadQuote(ctx, trx, scope, quoteId, true);
+    const source = JSON.parse(quote.source) as { sourceType: string; accountId?: string };
+    if (source.sourceType === 'REALTIME_FUNDING') {
+      throw new AppError(
+        'QUOTE_NOT_EXECUTABLE',
+        'A REALTIME_FUNDING quote runs when its funds arrive (see paymentInstructions); it cannot be executed',
+        { field: 'quoteId' },
+      );
+    }
+    await claim(ctx, trx, scope, quote);
+    await run(runner, trx, scope, quote, source.accountId?.startsWith('ExternalAccount:') ? 'EXTERNAL' : 'INTERNAL');
+  });
+  worker.kick();
+  return toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId));
+}
+
+/** A quote that was not executed in time expires, on its platform's clock. */
+export function registerQuoteExpiry({ ctx, worker, transactions }: QuoteRunner): void {
+  worker.registerInTransaction('quote.expire', async (trx, { quoteId }, _job, scope) => {
+    const quote = await scopedQuotes(trx, scope).selectAll().where('id', '=', quoteId).executeTakeFirst();
+    if (!quote || quote.status !== 'PENDING') return;
+    // Jobs run on wall-clock time; the quote expires on its platform's clock. Not yet: come back then.
+    const earlyByMs = Number(quote.expires_at) - scopeNowMs(ctx, scope);
+    if (earlyByMs > 0) return runAgainAt(wallNowMs(ctx) + earlyByMs);
+    const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
+    if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, { to: 'EXPIRED' });
+    return undefined;
+  });
+}
+
+/**
+ * Sandbox: the payer sends the funds a REALTIME_FUNDING quote asked for. The matching amount runs the
+ * quote; any other amount (or currency) fails it with FUNDING_AMOUNT_MISMATCH and the funds go back.
+ */
+export async function sandboxSend(
+  runner: QuoteRunner,
+  scope: Scope,
+  input: {
+    quoteId?: string | undefined;
+    reference?: string | undefined;
+    currencyCode?: string | undefined;
+    currencyAmount?: number | undefined;
+  },
+): Promise<Transaction> {
+  const { ctx, worker, transactions } = runner;
+  if (scope.environment !== 'sandbox')
+    throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
+  if (input.quoteId === undefined && input.reference === undefined)
+    throw invalidInput('quoteId', 'give quoteId or the reference from the payment instructions', 'required');
+  const transactionId = await ctx.store.tx(async (trx) => {
+    let quote: QuotesTable;
+    if (input.quoteId !== undefined) quote = await loadQuote(ctx, trx, scope, input.quoteId, true);
+    else {
+      const found = await scopedQuotes(trx, scope)
+        .selectAll()
+        .where('quotes.reference', '=', present(input.reference, 'a quote id or a reference was given'))
+        .executeTakeFirst();
+      if (!found)
+        throw new AppError('REFERENCE_NOT_FOUND', `No quote has the payment reference ${input.reference}`, {
+          field: 'reference',
+        });
+      quote = found;
+    }
+    if (quote.reference === null)
+      throw invalidInput('quoteId', `Quote ${quote.id} is funded from an account; execute it instead`, 'source');
+    await claim(ctx, trx, scope, quote);
+    const currencyCode = input.currencyCode ?? quote.sending_currency;
+    const amount = input.currencyAmount === undefined ? quote.total_sending_amount : BigInt(input.currencyAmount);
+    if (currencyCode === quote.sending_currency && amount === quote.total_sending_amount) {
+      await run(runner, trx, scope, quote, 'EXTERNAL');
+    } else {
+      // Funds that do not match are not accepted into the payment (nothing is posted): it fails at once.
+      const row = present(
+        await transactions.loadForUpdate(trx, scope, quote.transaction_id),
+        'a quote owns its transaction from creation',
+      );
+      const processing = await moveTransaction(ctx, trx, scope, row, { to: 'PROCESSING' });
+      await transactions.fail(trx, scope, present(processing, 'a claimed quote moves its payment'), {
+        reason: 'FUNDING_AMOUNT_MISMATCH',
+        refund: 'COMPLETED',
+        refundReason: 'TRANSACTION_FAILED',
+      });
+    }
+    return quote.transaction_id;
+  });
+  worker.kick();
+  return transactions.get(scope, transactionId);
+}

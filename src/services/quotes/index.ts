@@ -1,0 +1,90 @@
+// Quotes: the contract the routes use and the factory that binds it; creating a quote ties the parts
+// together (resolve both ends, price once, write the quote and its transaction, queue its expiry).
+import { invalidInput } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import type { JobWorker } from '../../jobs/worker.ts';
+import type { Page, PageRequest } from '../../domain/paging.ts';
+import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../../context.ts';
+import type { CustomerService } from '../customers.ts';
+import type { ExternalAccountService } from '../external-accounts.ts';
+import type { RateService } from '../rates.ts';
+import { insertTransaction, newTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
+import { railOutcome } from '../transfers.ts';
+import { executeQuote, type QuoteRunner, registerQuoteExpiry, sandboxSend } from './execution.ts';
+import { quoteRow, priceQuote, transactionDraft } from './pricing.ts';
+import { listQuotes, loadQuote, type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';
+import { checkLookup, type QuoteParties, resolveDestination, resolveSource } from './resolution.ts';
+
+export { type Quote, type QuoteFilters, type QuoteInput, scopedQuotes, toQuote } from './queries.ts';
+
+/** Quotes: the contract the routes use. The work is in resolution, pricing, execution and queries. */
+export interface QuoteService {
+  /**
+   * Locks a rate and fees for a payment from a source to a destination, with its PENDING transaction.
+   * Raises INVALID_INPUT, INVALID_CURRENCY, AMOUNT_OUT_OF_RANGE, QUOTE_REQUEST_FAILED, and the source's and
+   * destination's own errors (CUSTOMER_NOT_FOUND, EXTERNAL_ACCOUNT_NOT_FOUND, …).
+   */
+  create(scope: Scope, input: QuoteInput): Promise<Quote>;
+  /** Runs an account-funded quote. Raises QUOTE_NOT_FOUND, QUOTE_NOT_EXECUTABLE, QUOTE_NOT_PENDING, QUOTE_EXPIRED. */
+  execute(scope: Scope, quoteId: string): Promise<Quote>;
+  /** One quote. Raises QUOTE_NOT_FOUND. */
+  get(scope: Scope, quoteId: string): Promise<Quote>;
+  /** A page of quotes matching the filters. */
+  list(scope: Scope, filters: QuoteFilters, page: PageRequest): Promise<Page<Quote>>;
+  /** Sandbox: the payer's funds arrive for a REALTIME_FUNDING quote. Raises FORBIDDEN, REFERENCE_NOT_FOUND, … */
+  sandboxSend(scope: Scope, input: Parameters<typeof sandboxSend>[2]): Promise<Transaction>;
+}
+
+interface QuoteDeps extends QuoteRunner, QuoteParties {
+  rates: RateService;
+}
+
+export function makeQuoteService(
+  ctx: Ctx,
+  worker: JobWorker,
+  transactions: TransactionService,
+  externalAccounts: ExternalAccountService,
+  customers: CustomerService,
+  rates: RateService,
+): QuoteService {
+  const deps: QuoteDeps = { ctx, worker, transactions, externalAccounts, customers, rates };
+  registerQuoteExpiry(deps);
+  return {
+    create: (scope, input) => createQuote(deps, scope, input),
+    execute: (scope, quoteId) => executeQuote(deps, scope, quoteId),
+    get: async (scope, quoteId) => toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId)),
+    list: (scope, filters, page) => listQuotes(ctx.store.db, scope, filters, page),
+    sandboxSend: (scope, input) => sandboxSend(deps, scope, input),
+  };
+}
+
+async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Promise<Quote> {
+  const { ctx } = deps;
+  // Preconditions first: nothing is resolved or written for a request that cannot be honoured.
+  if (input.immediatelyExecute && input.source.sourceType === 'REALTIME_FUNDING') {
+    throw invalidInput(
+      'immediatelyExecute',
+      'immediatelyExecute needs an account source; a REALTIME_FUNDING quote runs when its funds arrive',
+      'source',
+    );
+  }
+  const quoteId = newId('Quote');
+  await ctx.store.tx(async (trx) => {
+    const source = await resolveSource(deps, trx, scope, input.source);
+    const destination = await resolveDestination(deps, trx, scope, input.destination);
+    if (input.lookupId !== undefined) await checkLookup(trx, scope, input.lookupId, destination);
+    const nowMs = scopeNowMs(ctx, scope);
+    const terms = { quoteId, source, destination, input, nowMs, ttlMs: ctx.config.quoteTtlMs };
+    const priced = priceQuote(terms, deps.rates.pair(scope, source.currency, destination.currency));
+    const payment = newTransaction(scope, nowMs, transactionDraft(priced, railOutcome(scope, destination.outcome)));
+    await insertTransaction(trx, scope, payment);
+    await trx
+      .insertInto('quotes')
+      .values(quoteRow(scope, priced, payment.id))
+      .execute();
+    await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs);
+  });
+  if (input.immediatelyExecute) return executeQuote(deps, scope, quoteId);
+  return toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId));
+}
