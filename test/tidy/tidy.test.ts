@@ -21,6 +21,7 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/rates.ts': 'when the operator rates file was loaded is a process fact',
   'src/services/transactions/lifecycle.ts': 'queues rail steps, and job due times are wall time',
   'src/services/quotes/index.ts': 'queues quote expiry, and job due times are wall time',
+  'src/services/quotes/execution.ts': 'puts a not-yet-due expiry back, and job due times are wall time',
   'src/services/invitations.ts': 'queues invitation expiry, and job due times are wall time',
   'src/services/incoming-payments.ts': 'queues the approval time-out, and job due times are wall time',
 };
