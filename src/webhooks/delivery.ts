@@ -124,265 +124,329 @@ interface AttemptRecord {
   doneAtMs: number;
 }
 
-export function makeWebhookService(ctx: Ctx, worker: JobWorker, log: Logger, random: () => number = Math.random) {
-  const { db } = ctx.store;
-  const keyStore = makeKeyStore(ctx);
-  const realNow = () => wallNowMs(ctx);
-  const answerHandlers = new Map<string, AnswerHandler>();
+/**
+ * Serializes the envelope once and signs and sends those exact bytes. The envelope's timestamp is
+ * scope time (the sandbox clock); webhook-timestamp is real time, since receivers compare it with
+ * their own clock to refuse replays.
+ */
+async function send(
+  deps: WebhookDeps,
+  scope: Scope,
+  event: EnvelopeEvent,
+  envelope: WebhookEnvelope,
+  url: string,
+): Promise<PostResult & { sentAtMs: number }> {
+  const { ctx, keyStore, realNow } = deps;
+  const keys = await keyStore.keysOf(scope);
+  const sentAtMs = scopeNowMs(ctx, scope);
+  const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
+  const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
+  const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
+  const timeoutMs = ctx.config.webhookTimeoutMs;
+  return { sentAtMs, ...(await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly })) };
+}
 
-  /**
-   * Serializes the envelope once and signs and sends those exact bytes. The envelope's timestamp is
-   * scope time (the sandbox clock); webhook-timestamp is real time, since receivers compare it with
-   * their own clock to refuse replays.
-   */
-  async function send(
-    scope: Scope,
-    event: EnvelopeEvent,
-    envelope: WebhookEnvelope,
-    url: string,
-  ): Promise<PostResult & { sentAtMs: number }> {
-    const keys = await keyStore.keysOf(scope);
-    const sentAtMs = scopeNowMs(ctx, scope);
-    const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
-    const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
-    const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
-    const timeoutMs = ctx.config.webhookTimeoutMs;
-    return { sentAtMs, ...(await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly })) };
-  }
+/** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
+async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('events')
+    .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
+    .where('id', '=', event.id)
+    .where('delivery_state', '=', 'PENDING')
+    .where('delivery_run', '=', BigInt(run))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
 
-  /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
-  async function settle(
-    trx: Tx,
-    event: EventsTable,
-    run: number,
-    state: DeliveryState,
-    atMs: number,
-  ): Promise<boolean> {
-    const result = await trx
-      .updateTable('events')
-      .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
-      .where('id', '=', event.id)
-      .where('delivery_state', '=', 'PENDING')
-      .where('delivery_run', '=', BigInt(run))
-      .executeTakeFirst();
-    return result.numUpdatedRows === 1n;
-  }
+/**
+ * The event this job should send now, 'WAIT' when an earlier event of the same object is still pending
+ * (the receiver must see an object's changes in order), or undefined when there is nothing left to do.
+ */
+async function dueEvent(
+  deps: WebhookDeps,
+  payload: DeliverPayload,
+  scope: Scope,
+): Promise<EventsTable | 'WAIT' | undefined> {
+  const { db } = deps;
+  const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
+  // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
+  if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return undefined;
+  const recorded = await db
+    .selectFrom('webhook_attempts')
+    .select('attempt')
+    .where('event_id', '=', event.id)
+    .where('run', '=', BigInt(payload.run))
+    .where('attempt', '=', BigInt(payload.attempt))
+    .executeTakeFirst();
+  // A process that died after recording this attempt already queued the next one.
+  if (recorded) return undefined;
+  const earlier = await scopedEvents(db, scope)
+    .select('id')
+    .where('object_id', '=', event.object_id)
+    .where('delivery_state', '=', 'PENDING')
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '<', event.created_at),
+        eb.and([eb('created_at', '=', event.created_at), eb('id', '<', event.id)]),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return earlier ? 'WAIT' : event;
+}
 
-  /**
-   * The event this job should send now, 'WAIT' when an earlier event of the same object is still pending
-   * (the receiver must see an object's changes in order), or undefined when there is nothing left to do.
-   */
-  async function dueEvent(payload: DeliverPayload, scope: Scope): Promise<EventsTable | 'WAIT' | undefined> {
-    const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
-    // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
-    if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return undefined;
-    const recorded = await db
-      .selectFrom('webhook_attempts')
-      .select('attempt')
-      .where('event_id', '=', event.id)
-      .where('run', '=', BigInt(payload.run))
-      .where('attempt', '=', BigInt(payload.attempt))
-      .executeTakeFirst();
-    // A process that died after recording this attempt already queued the next one.
-    if (recorded) return undefined;
-    const earlier = await scopedEvents(db, scope)
-      .select('id')
-      .where('object_id', '=', event.object_id)
-      .where('delivery_state', '=', 'PENDING')
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '<', event.created_at),
-          eb.and([eb('created_at', '=', event.created_at), eb('id', '<', event.id)]),
-        ]),
-      )
-      .limit(1)
-      .executeTakeFirst();
-    return earlier ? 'WAIT' : event;
-  }
-
-  async function deliver(payload: DeliverPayload, job: Job, scope: Scope): Promise<void | RunAgainAt> {
-    const event = await dueEvent(payload, scope);
-    if (event === undefined) return undefined;
-    // Waiting spends no attempt: the job comes back after the earlier event had its chance.
-    if (event === 'WAIT') return runAgainAt(realNow() + ORDER_WAIT_MS);
-    const config = await getPlatformConfig(ctx, scope);
-    const url = config.webhookEndpoint;
-    if (!url) {
-      await ctx.store.tx(async (trx) => {
-        const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', scopeNowMs(ctx, scope));
-        if (settled) await answerHandlers.get(event.type)?.(trx, scope, event, { kind: 'NO_ENDPOINT' });
-      });
-      return undefined;
-    }
-    // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
-    // taken the job since, it makes this attempt and we must not.
-    const leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
-    if (!(await renewLease(ctx.store, job, realNow(), leaseMs))) return undefined;
-    const data = JSON.parse(event.data) as unknown;
-    const result = await send(scope, { id: event.id, type: event.type, data }, config.webhookEnvelope, url);
-    const since = payload.since ?? result.sentAtMs;
-    const doneAtMs = scopeNowMs(ctx, scope);
-    const outcome = { status: result.status, attempt: payload.attempt, elapsedMs: doneAtMs - since };
-    const step = nextStep(outcome, retryPolicyOf(event.type), random);
-    try {
-      await ctx.store.tx((trx) => recordAttempt(trx, { scope, event, payload, url, result, step, since, doneAtMs }));
-    } catch (err) {
-      // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
-      if (isUniqueViolation(err)) return undefined;
-      throw err;
-    }
-    if (step.kind === 'FAILED' && step.windowOver) {
-      const { platformId, environment } = scope;
-      const context = { eventId: event.id, type: event.type, platformId, environment, url, attempts: payload.attempt };
-      log.error(context, 'webhook endpoint failing: event gave up after the retry window');
-    }
+async function deliver(deps: WebhookDeps, payload: DeliverPayload, job: Job, scope: Scope): Promise<void | RunAgainAt> {
+  const { ctx, realNow, answerHandlers, log, random } = deps;
+  const event = await dueEvent(deps, payload, scope);
+  if (event === undefined) return undefined;
+  // Waiting spends no attempt: the job comes back after the earlier event had its chance.
+  if (event === 'WAIT') return runAgainAt(realNow() + ORDER_WAIT_MS);
+  const config = await getPlatformConfig(ctx, scope);
+  const url = config.webhookEndpoint;
+  if (!url) {
+    await ctx.store.tx(async (trx) => {
+      const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', scopeNowMs(ctx, scope));
+      if (settled) await answerHandlers.get(event.type)?.(trx, scope, event, { kind: 'NO_ENDPOINT' });
+    });
     return undefined;
   }
+  // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
+  // taken the job since, it makes this attempt and we must not.
+  const leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  if (!(await renewLease(ctx.store, job, realNow(), leaseMs))) return undefined;
+  const data = JSON.parse(event.data) as unknown;
+  const result = await send(deps, scope, { id: event.id, type: event.type, data }, config.webhookEnvelope, url);
+  const since = payload.since ?? result.sentAtMs;
+  const doneAtMs = scopeNowMs(ctx, scope);
+  const outcome = { status: result.status, attempt: payload.attempt, elapsedMs: doneAtMs - since };
+  const step = nextStep(outcome, retryPolicyOf(event.type), random);
+  try {
+    await ctx.store.tx((trx) =>
+      recordAttempt(deps, trx, { scope, event, payload, url, result, step, since, doneAtMs }),
+    );
+  } catch (err) {
+    // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
+    if (isUniqueViolation(err)) return undefined;
+    throw err;
+  }
+  if (step.kind === 'FAILED' && step.windowOver) {
+    const { platformId, environment } = scope;
+    const context = { eventId: event.id, type: event.type, platformId, environment, url, attempts: payload.attempt };
+    log.error(context, 'webhook endpoint failing: event gave up after the retry window');
+  }
+  return undefined;
+}
 
-  /** Records the attempt and what follows from it (the retry, or the end of the run and its answer). */
-  async function recordAttempt(trx: Tx, attempt: AttemptRecord): Promise<void> {
-    const { scope, event, payload, url, result, step } = attempt;
-    const acknowledged = step.kind === 'DELIVERED';
-    const error =
-      result.error ?? (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`);
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        event_id: event.id,
-        run: BigInt(payload.run),
-        attempt: BigInt(payload.attempt),
-        url,
-        started_at: BigInt(result.sentAtMs),
-        status_code: result.status === null ? null : BigInt(result.status),
-        latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
-        error,
-        response_body: result.body,
-      })
+/** Records the attempt and what follows from it (the retry, or the end of the run and its answer). */
+async function recordAttempt(deps: WebhookDeps, trx: Tx, attempt: AttemptRecord): Promise<void> {
+  const { realNow, answerHandlers } = deps;
+  const { scope, event, payload, url, result, step } = attempt;
+  const acknowledged = step.kind === 'DELIVERED';
+  const error =
+    result.error ?? (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`);
+  await trx
+    .insertInto('webhook_attempts')
+    .values({
+      event_id: event.id,
+      run: BigInt(payload.run),
+      attempt: BigInt(payload.attempt),
+      url,
+      started_at: BigInt(result.sentAtMs),
+      status_code: result.status === null ? null : BigInt(result.status),
+      latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
+      error,
+      response_body: result.body,
+    })
+    .execute();
+  if (step.kind === 'RETRY') {
+    const next = { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since: attempt.since };
+    await enqueueDelivery(trx, scope, next, realNow(), step.inMs);
+    return;
+  }
+  await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', attempt.doneAtMs);
+  const answer: WebhookAnswer =
+    result.status === null
+      ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }
+      : { kind: 'ANSWERED', status: result.status, body: result.body };
+  await answerHandlers.get(event.type)?.(trx, scope, event, answer);
+  await reportEndpointHealth(trx, scope, step, attempt.doneAtMs);
+}
+
+/** The endpoint's failure report: set when an event runs out of retries, cleared by the next success. */
+async function reportEndpointHealth(trx: Tx, scope: Scope, step: DeliveryStep, atMs: number): Promise<void> {
+  const configs = trx
+    .updateTable('platform_configs')
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment);
+  if (step.kind === 'DELIVERED')
+    await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
+  if (step.kind === 'FAILED' && step.windowOver)
+    await configs
+      .set({ webhook_failing_since: BigInt(atMs) })
+      .where('webhook_failing_since', 'is', null)
       .execute();
-    if (step.kind === 'RETRY') {
-      const next = { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since: attempt.since };
-      await enqueueDelivery(trx, scope, next, realNow(), step.inMs);
-      return;
-    }
-    await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', attempt.doneAtMs);
-    const answer: WebhookAnswer =
-      result.status === null
-        ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }
-        : { kind: 'ANSWERED', status: result.status, body: result.body };
-    await answerHandlers.get(event.type)?.(trx, scope, event, answer);
-    await reportEndpointHealth(trx, scope, step, attempt.doneAtMs);
-  }
+}
 
-  /** The endpoint's failure report: set when an event runs out of retries, cleared by the next success. */
-  async function reportEndpointHealth(trx: Tx, scope: Scope, step: DeliveryStep, atMs: number): Promise<void> {
-    const configs = trx
-      .updateTable('platform_configs')
-      .where('platform_id', '=', scope.platformId)
-      .where('environment', '=', scope.environment);
-    if (step.kind === 'DELIVERED')
-      await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
-    if (step.kind === 'FAILED' && step.windowOver)
-      await configs
-        .set({ webhook_failing_since: BigInt(atMs) })
-        .where('webhook_failing_since', 'is', null)
-        .execute();
-  }
+async function loadEvent(trx: Db | Tx, scope: Scope, eventId: string): Promise<EventsTable> {
+  const row = await scopedEvents(trx, scope).selectAll().where('id', '=', eventId).executeTakeFirst();
+  if (!row) throw notFound('Webhook event', eventId);
+  return row;
+}
 
-  worker.register('webhook.deliver', deliver);
+/** Lets the sender of `eventType` act on what receivers answer (see AnswerHandler); one per type. */
+function registerAnswerHandler(deps: WebhookDeps, eventType: string, handler: AnswerHandler): void {
+  const { answerHandlers } = deps;
+  if (answerHandlers.has(eventType)) throw new Error(`answer handler for ${eventType} registered twice`);
+  answerHandlers.set(eventType, handler);
+}
 
-  async function loadEvent(trx: Db | Tx, scope: Scope, eventId: string): Promise<EventsTable> {
-    const row = await scopedEvents(trx, scope).selectAll().where('id', '=', eventId).executeTakeFirst();
-    if (!row) throw notFound('Webhook event', eventId);
-    return row;
-  }
-
+/** The two public keys a receiver verifies with, as GET /config publishes them. */
+async function publicKeysOf(
+  deps: WebhookDeps,
+  scope: Scope,
+): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }> {
+  const { keyStore } = deps;
+  const keys = await keyStore.keysOf(scope);
   return {
-    /** Lets the sender of `eventType` act on what receivers answer (see AnswerHandler); one per type. */
-    onAnswer(eventType: string, handler: AnswerHandler): void {
-      if (answerHandlers.has(eventType)) throw new Error(`answer handler for ${eventType} registered twice`);
-      answerHandlers.set(eventType, handler);
-    },
-
-    /** The two public keys a receiver verifies with, as GET /config publishes them. */
-    async publicKeys(scope: Scope): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }> {
-      const keys = await keyStore.keysOf(scope);
-      return {
-        webhookPublicKey: keys.ecdsaPublicKeyPem,
-        webhookStandardPublicKey: standardPublicKey(keys.ed25519PublicKeyPem),
-      };
-    },
-
-    async list(scope: Scope, f: WebhookEventFilters, page: PageRequest): Promise<Page<WebhookEvent>> {
-      let q = scopedEvents(db, scope);
-      if (f.type !== undefined) q = q.where('events.type', '=', f.type);
-      if (f.objectId !== undefined) q = q.where('events.object_id', '=', f.objectId);
-      if (f.deliveryState !== undefined) q = q.where('events.delivery_state', '=', f.deliveryState);
-      return mapPage(await keysetPage<EventsTable>(q, 'events', page), toEvent);
-    },
-
-    async get(scope: Scope, eventId: string): Promise<WebhookEvent> {
-      const row = await loadEvent(db, scope, eventId);
-      const attempts = await db
-        .selectFrom('webhook_attempts')
-        .selectAll()
-        .where('event_id', '=', row.id)
-        .orderBy('run')
-        .orderBy('attempt')
-        .execute();
-      return { ...toEvent(row), attempts: attempts.map(toAttempt) };
-    },
-
-    /** Starts a fresh delivery run now, whatever the event's state; jobs of earlier runs become no-ops. */
-    async redeliver(scope: Scope, eventId: string): Promise<WebhookEvent> {
-      const event = await ctx.store.tx(async (trx) => {
-        const row = await loadEvent(trx, scope, eventId);
-        const run = row.delivery_run + 1n;
-        const now = BigInt(scopeNowMs(ctx, scope));
-        const updated = await trx
-          .updateTable('events')
-          .set({ delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now })
-          .where('id', '=', row.id)
-          .where('delivery_run', '=', row.delivery_run)
-          .executeTakeFirst();
-        if (updated.numUpdatedRows !== 1n)
-          throw new AppError('CONFLICT', `Webhook event ${eventId} is being redelivered by another request`);
-        await enqueueDelivery(trx, scope, { eventId: row.id, run: Number(run), attempt: 1 }, realNow());
-        return toEvent({ ...row, delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now });
-      });
-      worker.kick();
-      return event;
-    },
-
-    /**
-     * Sends a TEST webhook now and reports what the receiver answered. Not an event row, not retried.
-     * A 2xx is success; any other answer, or none, is a 400 WEBHOOK_DELIVERY_ERROR whose details carry
-     * the receiver's status and body (or the connection error).
-     */
-    async sendTest(scope: Scope, targetUrl: string | undefined): Promise<TestWebhookResult> {
-      const config = await getPlatformConfig(ctx, scope);
-      const url =
-        targetUrl !== undefined
-          ? checkWebhookUrl(targetUrl, scope.environment, 'url', ctx.config.allowPrivateWebhookUrls)
-          : config.webhookEndpoint;
-      if (!url)
-        throw new AppError(
-          'WEBHOOK_ENDPOINT_NOT_SET',
-          'No webhook endpoint is configured; set webhookEndpoint with PATCH /config or give a url',
-        );
-      const result = await send(scope, { id: newId('Webhook'), type: 'TEST', data: {} }, config.webhookEnvelope, url);
-      if (result.status === null) {
-        throw new AppError('WEBHOOK_DELIVERY_ERROR', `The test webhook could not be delivered: ${result.error}`, {
-          url,
-          error: result.error,
-        });
-      }
-      const answer = { url, response_status: result.status, response_body: result.body ?? '' };
-      if (result.status < 200 || result.status >= 300) {
-        throw new AppError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint answered ${result.status}`, answer);
-      }
-      return answer;
-    },
+    webhookPublicKey: keys.ecdsaPublicKeyPem,
+    webhookStandardPublicKey: standardPublicKey(keys.ed25519PublicKeyPem),
   };
 }
 
-export type WebhookService = ReturnType<typeof makeWebhookService>;
+async function listEvents(
+  deps: WebhookDeps,
+  scope: Scope,
+  f: WebhookEventFilters,
+  page: PageRequest,
+): Promise<Page<WebhookEvent>> {
+  const { db } = deps;
+  let q = scopedEvents(db, scope);
+  if (f.type !== undefined) q = q.where('events.type', '=', f.type);
+  if (f.objectId !== undefined) q = q.where('events.object_id', '=', f.objectId);
+  if (f.deliveryState !== undefined) q = q.where('events.delivery_state', '=', f.deliveryState);
+  return mapPage(await keysetPage<EventsTable>(q, 'events', page), toEvent);
+}
+
+async function getEvent(deps: WebhookDeps, scope: Scope, eventId: string): Promise<WebhookEvent> {
+  const { db } = deps;
+  const row = await loadEvent(db, scope, eventId);
+  const attempts = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('event_id', '=', row.id)
+    .orderBy('run')
+    .orderBy('attempt')
+    .execute();
+  return { ...toEvent(row), attempts: attempts.map(toAttempt) };
+}
+
+/** Starts a fresh delivery run now, whatever the event's state; jobs of earlier runs become no-ops. */
+async function redeliverEvent(deps: WebhookDeps, scope: Scope, eventId: string): Promise<WebhookEvent> {
+  const { ctx, realNow, worker } = deps;
+  const event = await ctx.store.tx(async (trx) => {
+    const row = await loadEvent(trx, scope, eventId);
+    const run = row.delivery_run + 1n;
+    const now = BigInt(scopeNowMs(ctx, scope));
+    const updated = await trx
+      .updateTable('events')
+      .set({ delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now })
+      .where('id', '=', row.id)
+      .where('delivery_run', '=', row.delivery_run)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n)
+      throw new AppError('CONFLICT', `Webhook event ${eventId} is being redelivered by another request`);
+    await enqueueDelivery(trx, scope, { eventId: row.id, run: Number(run), attempt: 1 }, realNow());
+    return toEvent({ ...row, delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now });
+  });
+  worker.kick();
+  return event;
+}
+
+/**
+ * Sends a TEST webhook now and reports what the receiver answered. Not an event row, not retried.
+ * A 2xx is success; any other answer, or none, is a 400 WEBHOOK_DELIVERY_ERROR whose details carry
+ * the receiver's status and body (or the connection error).
+ */
+async function sendTestWebhook(
+  deps: WebhookDeps,
+  scope: Scope,
+  targetUrl: string | undefined,
+): Promise<TestWebhookResult> {
+  const { ctx } = deps;
+  const config = await getPlatformConfig(ctx, scope);
+  const url =
+    targetUrl !== undefined
+      ? checkWebhookUrl(targetUrl, scope.environment, 'url', ctx.config.allowPrivateWebhookUrls)
+      : config.webhookEndpoint;
+  if (!url)
+    throw new AppError(
+      'WEBHOOK_ENDPOINT_NOT_SET',
+      'No webhook endpoint is configured; set webhookEndpoint with PATCH /config or give a url',
+    );
+  const result = await send(deps, scope, { id: newId('Webhook'), type: 'TEST', data: {} }, config.webhookEnvelope, url);
+  if (result.status === null) {
+    throw new AppError('WEBHOOK_DELIVERY_ERROR', `The test webhook could not be delivered: ${result.error}`, {
+      url,
+      error: result.error,
+    });
+  }
+  const answer = { url, response_status: result.status, response_body: result.body ?? '' };
+  if (result.status < 200 || result.status >= 300) {
+    throw new AppError('WEBHOOK_DELIVERY_ERROR', `The webhook endpoint answered ${result.status}`, answer);
+  }
+  return answer;
+}
+
+/** What delivery and the event log share: built once by makeWebhookService. */
+interface WebhookDeps {
+  ctx: Ctx;
+  db: Db;
+  keyStore: ReturnType<typeof makeKeyStore>;
+  realNow: () => number;
+  answerHandlers: Map<string, AnswerHandler>;
+  log: Logger;
+  random: () => number;
+  worker: JobWorker;
+}
+
+export interface WebhookService {
+  /** Lets the sender of `eventType` act on what receivers answer (see AnswerHandler); one per type. */
+  onAnswer(eventType: string, handler: AnswerHandler): void;
+  /** The two public keys a receiver verifies with, as GET /config publishes them. */
+  publicKeys(scope: Scope): Promise<{ webhookPublicKey: string; webhookStandardPublicKey: string }>;
+  /** A page of the delivery log. */
+  list(scope: Scope, filters: WebhookEventFilters, page: PageRequest): Promise<Page<WebhookEvent>>;
+  /** One event with every attempt. Raises NOT_FOUND. */
+  get(scope: Scope, eventId: string): Promise<WebhookEvent>;
+  /** Starts a fresh delivery run now. Raises NOT_FOUND, CONFLICT. */
+  redeliver(scope: Scope, eventId: string): Promise<WebhookEvent>;
+  /** Sends a TEST webhook and reports the answer. Raises INVALID_INPUT, WEBHOOK_DELIVERY_ERROR. */
+  sendTest(scope: Scope, targetUrl: string | undefined): Promise<TestWebhookResult>;
+}
+
+export function makeWebhookService(
+  ctx: Ctx,
+  worker: JobWorker,
+  log: Logger,
+  random: () => number = Math.random,
+): WebhookService {
+  const deps: WebhookDeps = {
+    ctx,
+    db: ctx.store.db,
+    keyStore: makeKeyStore(ctx),
+    realNow: () => wallNowMs(ctx),
+    answerHandlers: new Map<string, AnswerHandler>(),
+    log,
+    random,
+    worker,
+  };
+  worker.register('webhook.deliver', (payload, job, scope) => deliver(deps, payload, job, scope));
+  return {
+    onAnswer: (eventType, handler) => registerAnswerHandler(deps, eventType, handler),
+    publicKeys: (scope) => publicKeysOf(deps, scope),
+    list: (scope, filters, page) => listEvents(deps, scope, filters, page),
+    get: (scope, eventId) => getEvent(deps, scope, eventId),
+    redeliver: (scope, eventId) => redeliverEvent(deps, scope, eventId),
+    sendTest: (scope, targetUrl) => sendTestWebhook(deps, scope, targetUrl),
+  };
+}
