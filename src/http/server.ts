@@ -119,6 +119,27 @@ async function splitCommaArrays(request: FastifyRequest): Promise<void> {
   }
 }
 
+/**
+ * Under test (validateResponses), a route may only answer the error statuses its schema declares: the
+ * OpenAPI document lists them, and clients generated from it know no others. An undeclared one becomes a
+ * 500 whose message names the route, the status and the code, so the test that provoked it fails loudly.
+ * Statuses the server answers for every route (413, 415, 429, 500, 503) need no declaration.
+ */
+export function undeclaredStatus(request: FastifyRequest, body: ReturnType<typeof toErrorBody>) {
+  const declared = request.routeOptions.schema?.response as Record<string, unknown> | undefined;
+  if (!declared || EVERY_ROUTE_STATUSES.has(body.status) || String(body.status) in declared) return undefined;
+  const route = `${request.method} ${request.routeOptions.url ?? request.url}`;
+  const message = `${route} answered ${body.status} ${body.code}, which its schema does not declare`;
+  return { status: 500, code: 'INTERNAL_ERROR' as const, message };
+}
+
+const EVERY_ROUTE_STATUSES = new Set([413, 415, 429, 500, 503]);
+
+function errorBodyFor(request: FastifyRequest, err: Error, checkDeclared: boolean) {
+  const body = toErrorBody(err);
+  return (checkDeclared && undeclaredStatus(request, body)) || body;
+}
+
 export async function buildHttp(services: Services, options: HttpOptions): Promise<Http> {
   const app = Fastify({
     loggerInstance: options.logger,
@@ -165,7 +186,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const body = toErrorBody(err as Error);
+    const body = errorBodyFor(request, err as Error, options.validateResponses);
     if (body.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: body.code, status: body.status }, 'request rejected');
     reply.status(body.status).type('application/json').send(JSON.stringify(body));
