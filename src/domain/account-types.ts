@@ -563,10 +563,49 @@ export interface ValidatedAccount {
  * Customer accounts need a beneficiary unless the type is a self-custody wallet or Lightning;
  * platform accounts may carry one (checked the same way) but do not need it.
  */
+/**
+ * Checks a new external account against its type's rule and returns what is stored. The checks run in a
+ * fixed order, so a request with several problems always hears about the same one first.
+ */
 export function validateExternalAccount(input: ExternalAccountInput, owner: AccountOwner): ValidatedAccount {
   const { accountInfo } = input;
   if (!isObject(accountInfo)) throw invalidInput('accountInfo', 'accountInfo must be an object', 'type');
   const accountType = accountInfo.accountType;
+  const rule = ruleFor(accountType, input.currency);
+  // platformAccountId is accepted inside accountInfo too (the reference examples put it there) but lives at
+  // the top level.
+  const { platformAccountId: nestedPlatformId, accountType: _type, beneficiary, paymentRails, ...fields } = accountInfo;
+  checkPlatformAccountId(input.platformAccountId, nestedPlatformId);
+  const primary = checkTypeFields(rule, fields);
+  if (paymentRails !== undefined) checkPaymentRails(rule, paymentRails);
+  const checked = checkBeneficiary(rule, String(accountType), beneficiary, owner);
+  checkCryptoNetwork(rule, String(accountType), input.cryptoNetwork);
+  // Checked last, so a caller learns about malformed fields first and then, for a well-formed wallet in a
+  // currency this service cannot hold (USDC, USDT), exactly why it is refused.
+  if (!isSupportedCurrency(input.currency)) {
+    throw invalidInput(
+      'currency',
+      `${input.currency} is not a currency this service supports (${CURRENCY_CODES.join(', ')}), so ` +
+        `${String(accountType)} accounts in it cannot be created`,
+      'supportedCurrency',
+    );
+  }
+  const echoed: Record<string, unknown> = { accountType, ...fields };
+  if (paymentRails !== undefined) echoed.paymentRails = paymentRails;
+  if (checked) echoed.beneficiary = checked.beneficiary;
+  return {
+    accountType: accountType as AccountType,
+    currency: input.currency,
+    accountInfo: echoed,
+    primaryIdentifier: String(fields[primary]),
+    platformAccountId: input.platformAccountId ?? (nestedPlatformId as string | undefined) ?? null,
+    cryptoNetwork: input.cryptoNetwork ?? null,
+    beneficiaryName: checked?.name ?? null,
+  };
+}
+
+/** The rule of a known account type in one of its currencies. */
+function ruleFor(accountType: unknown, currency: string): AccountTypeRule {
   requireField('accountInfo.accountType', accountType);
   const rule = isString(accountType) ? accountTypeRule(accountType) : undefined;
   if (!rule) {
@@ -582,41 +621,41 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
       'accountType',
     );
   }
-  if (!rule.currencies.includes(input.currency)) {
+  if (!rule.currencies.includes(currency)) {
     throw invalidInput(
       'currency',
-      `currency must be ${rule.currencies.join(' or ')} for accountType ${accountType}`,
+      `currency must be ${rule.currencies.join(' or ')} for accountType ${String(accountType)}`,
       'accountTypeCurrency',
     );
   }
+  return rule;
+}
 
-  // platformAccountId is accepted inside accountInfo too (the reference examples put it there) but lives at the top
-  // level.
-  const { platformAccountId: nestedPlatformId, accountType: _type, beneficiary, paymentRails, ...fields } = accountInfo;
-  if (nestedPlatformId !== undefined && !text(1, 255).test(nestedPlatformId)) {
+function checkPlatformAccountId(topLevel: string | undefined, nested: unknown): void {
+  if (nested !== undefined && !text(1, 255).test(nested)) {
     throw invalidInput(
       'accountInfo.platformAccountId',
       'accountInfo.platformAccountId must be a string of 1 to 255 characters',
       'length:1-255',
     );
   }
-  if (
-    input.platformAccountId !== undefined &&
-    nestedPlatformId !== undefined &&
-    input.platformAccountId !== nestedPlatformId
-  ) {
+  if (topLevel !== undefined && nested !== undefined && topLevel !== nested) {
     throw invalidInput(
       'accountInfo.platformAccountId',
       'platformAccountId is given twice with different values',
       'conflict',
     );
   }
+}
 
+/** The type's own fields; returns the name of the one primary identifier given. */
+function checkTypeFields(rule: AccountTypeRule, fields: Record<string, unknown>): string {
   for (const key of Object.keys(rule.required)) requireField(`accountInfo.${key}`, fields[key]);
   checkFields('accountInfo', fields, { ...rule.required, ...rule.optional });
   const primaries = typeof rule.primary === 'string' ? [rule.primary] : rule.primary;
   const given = primaries.filter((k) => fields[k] !== undefined);
-  if (given.length !== 1) {
+  const [primary] = given;
+  if (given.length !== 1 || primary === undefined) {
     throw invalidInput(
       `accountInfo.${primaries[0]}`,
       `accountInfo needs exactly one of ${primaries.join(', ')}`,
@@ -625,31 +664,38 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
   }
   const violation = rule.crossCheck?.(fields);
   if (violation) throw invalidInput(violation.field, violation.message, violation.rule);
+  return primary;
+}
 
-  if (paymentRails !== undefined) {
-    const ok =
-      Array.isArray(paymentRails) && paymentRails.length > 0 && new Set(paymentRails).size === paymentRails.length;
-    if (!ok)
+function checkPaymentRails(rule: AccountTypeRule, paymentRails: unknown): void {
+  const ok =
+    Array.isArray(paymentRails) && paymentRails.length > 0 && new Set(paymentRails).size === paymentRails.length;
+  if (!ok)
+    throw invalidInput(
+      'accountInfo.paymentRails',
+      'accountInfo.paymentRails must be a non-empty array without repeats',
+      'paymentRails',
+    );
+  (paymentRails as unknown[]).forEach((rail, i) => {
+    if (!rule.paymentRails.includes(rail as string)) {
+      const allowed = rule.paymentRails.length
+        ? `one of ${rule.paymentRails.join(', ')}`
+        : 'absent (this account type takes no payment rails)';
       throw invalidInput(
-        'accountInfo.paymentRails',
-        'accountInfo.paymentRails must be a non-empty array without repeats',
-        'paymentRails',
+        `accountInfo.paymentRails.${i}`,
+        `accountInfo.paymentRails.${i} must be ${allowed}`,
+        'paymentRail',
       );
-    paymentRails.forEach((rail, i) => {
-      if (!rule.paymentRails.includes(rail as string)) {
-        const allowed = rule.paymentRails.length
-          ? `one of ${rule.paymentRails.join(', ')}`
-          : 'absent (this account type takes no payment rails)';
-        throw invalidInput(
-          `accountInfo.paymentRails.${i}`,
-          `accountInfo.paymentRails.${i} must be ${allowed}`,
-          'paymentRail',
-        );
-      }
-    });
-  }
+    }
+  });
+}
 
-  let checked: { beneficiary: Record<string, unknown>; name: string } | undefined;
+function checkBeneficiary(
+  rule: AccountTypeRule,
+  accountType: string,
+  beneficiary: unknown,
+  owner: AccountOwner,
+): { beneficiary: Record<string, unknown>; name: string } | undefined {
   if (rule.beneficiary === 'none') {
     if (beneficiary !== undefined)
       throw invalidInput(
@@ -657,50 +703,30 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
         `accountType ${accountType} is a self-custody destination and takes no beneficiary`,
         'notApplicable',
       );
-  } else if (beneficiary !== undefined) {
-    checked = validateBeneficiary(beneficiary, rule);
-  } else if (owner === 'customer') {
+    return undefined;
+  }
+  if (beneficiary !== undefined) return validateBeneficiary(beneficiary, rule);
+  if (owner === 'customer') {
     throw invalidInput(
       'accountInfo.beneficiary',
       `accountInfo.beneficiary is required for a customer's ${accountType} account`,
       'required',
     );
   }
+  return undefined;
+}
 
+function checkCryptoNetwork(rule: AccountTypeRule, accountType: string, cryptoNetwork: string | undefined): void {
   if (rule.cryptoNetworks) {
-    requireField('cryptoNetwork', input.cryptoNetwork);
-    check('cryptoNetwork', oneOf(rule.cryptoNetworks, 'cryptoNetwork'), input.cryptoNetwork);
-  } else if (input.cryptoNetwork !== undefined) {
+    requireField('cryptoNetwork', cryptoNetwork);
+    check('cryptoNetwork', oneOf(rule.cryptoNetworks, 'cryptoNetwork'), cryptoNetwork);
+  } else if (cryptoNetwork !== undefined) {
     throw invalidInput(
       'cryptoNetwork',
       `cryptoNetwork applies only to on-chain wallets, not to ${accountType}`,
       'notApplicable',
     );
   }
-
-  // Checked last, so a caller learns about malformed fields first and then, for a well-formed wallet in a
-  // currency this service cannot hold (USDC, USDT), exactly why it is refused.
-  if (!isSupportedCurrency(input.currency)) {
-    throw invalidInput(
-      'currency',
-      `${input.currency} is not a currency this service supports (${CURRENCY_CODES.join(', ')}), so ` +
-        `${accountType} accounts in it cannot be created`,
-      'supportedCurrency',
-    );
-  }
-
-  const echoed: Record<string, unknown> = { accountType, ...fields };
-  if (paymentRails !== undefined) echoed.paymentRails = paymentRails;
-  if (checked) echoed.beneficiary = checked.beneficiary;
-  return {
-    accountType: accountType as AccountType,
-    currency: input.currency,
-    accountInfo: echoed,
-    primaryIdentifier: String(fields[given[0]!]),
-    platformAccountId: input.platformAccountId ?? (nestedPlatformId as string | undefined) ?? null,
-    cryptoNetwork: input.cryptoNetwork ?? null,
-    beneficiaryName: checked?.name ?? null,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
 import type { AccountReceiverLookup, UmaReceiverLookup } from '../http/schemas/receiver.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
@@ -110,143 +111,171 @@ export async function requireLookup(trx: Db | Tx, scope: Scope, lookupId: string
   return toReceiverLookup(row);
 }
 
-export interface ReceiverLookupDeps {
+export interface ReceiverLookupPeers {
   customers: CustomerService;
   externalAccounts: ExternalAccountService;
   estimateRate: EstimateRate;
 }
 
-export function makeReceiverLookupService(ctx: Ctx, deps: ReceiverLookupDeps) {
+/** The paying customer, named by id or by UMA address (exactly one). */
+async function senderOf(deps: ReceiverLookupDeps, scope: Scope, sender: LookupSender): Promise<CustomersTable> {
+  const { ctx, peers } = deps;
   const { db } = ctx.store;
+  const { senderUmaAddress, customerId } = sender;
+  if ((senderUmaAddress === undefined) === (customerId === undefined)) {
+    throw invalidInput(
+      'customerId',
+      'give exactly one of senderUmaAddress or customerId',
+      'oneOf:senderUmaAddress,customerId',
+    );
+  }
+  if (customerId !== undefined) return peers.customers.requireActive(db, scope, customerId);
+  if (!isUmaAddress(senderUmaAddress!))
+    throw new AppError('INVALID_UMA_ADDRESS', 'senderUmaAddress must look like $name@domain', {
+      field: 'senderUmaAddress',
+    });
+  const row = await scopedCustomers(db, scope)
+    .selectAll()
+    .where('uma_address', '=', senderUmaAddress!)
+    .where('is_deleted', '=', 0n)
+    .executeTakeFirst();
+  if (!row) throw notFound('Customer with UMA address', senderUmaAddress!, 'USER_NOT_FOUND');
+  return row;
+}
 
-  /** The paying customer, named by id or by UMA address (exactly one). */
-  async function senderOf(scope: Scope, sender: LookupSender): Promise<CustomersTable> {
-    const { senderUmaAddress, customerId } = sender;
-    if ((senderUmaAddress === undefined) === (customerId === undefined)) {
-      throw invalidInput(
-        'customerId',
-        'give exactly one of senderUmaAddress or customerId',
-        'oneOf:senderUmaAddress,customerId',
-      );
-    }
-    if (customerId !== undefined) return deps.customers.requireActive(db, scope, customerId);
-    if (!isUmaAddress(senderUmaAddress!))
-      throw new AppError('INVALID_UMA_ADDRESS', 'senderUmaAddress must look like $name@domain', {
-        field: 'senderUmaAddress',
-      });
-    const row = await scopedCustomers(db, scope)
-      .selectAll()
-      .where('uma_address', '=', senderUmaAddress!)
+/**
+ * The receiving currencies with an estimate from the sending currency. Same currency is 1 by definition;
+ * a currency with no known rate is left out rather than shown with an invented one.
+ */
+async function quoteCurrencies(
+  deps: ReceiverLookupDeps,
+  scope: Scope,
+  sendingCurrency: string,
+  receiving: readonly string[],
+): Promise<StoredCurrency[]> {
+  const { peers } = deps;
+  const listed: StoredCurrency[] = [];
+  for (const code of receiving) {
+    const rate = code === sendingCurrency ? 1 : await peers.estimateRate(scope, sendingCurrency, code);
+    if (rate !== undefined && rate > 0)
+      listed.push({ code, estimatedExchangeRate: rate, min: LOOKUP_MIN_AMOUNT, max: LOOKUP_MAX_AMOUNT });
+  }
+  return listed;
+}
+
+async function save(
+  deps: ReceiverLookupDeps,
+  scope: Scope,
+  fields: Omit<ReceiverLookupsTable, 'id' | 'platform_id' | 'environment' | 'created_at'>,
+): Promise<ReceiverLookup> {
+  const { ctx } = deps;
+  const { db } = ctx.store;
+  const row: ReceiverLookupsTable = {
+    id: newId('Lookup'),
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    ...fields,
+    created_at: BigInt(scopeNowMs(ctx, scope)),
+  };
+  await db.insertInto('receiver_lookups').values(row).execute();
+  return toReceiverLookup(row);
+}
+
+function publicFields(lookup: ReceiverLookup) {
+  return {
+    lookupId: lookup.id,
+    supportedCurrencies: lookup.supportedCurrencies,
+    ...(lookup.requiredPayerDataFields.length > 0 ? { requiredPayerDataFields: lookup.requiredPayerDataFields } : {}),
+  };
+}
+
+/**
+ * Resolves a UMA address: in the sandbox, the test receivers on the sandbox domains; everywhere, the
+ * platform's own customers. Nothing else is reachable (no outbound UMA protocol calls are made): 404.
+ */
+async function lookupUma(
+  deps: ReceiverLookupDeps,
+  scope: Scope,
+  receiverUmaAddress: string,
+  sender: LookupSender,
+): Promise<UmaLookupResponse> {
+  const { ctx } = deps;
+  const { db } = ctx.store;
+  if (!isUmaAddress(receiverUmaAddress))
+    throw new AppError('INVALID_UMA_ADDRESS', 'receiverUmaAddress must look like $name@domain', {
+      field: 'receiverUmaAddress',
+    });
+  const payer = await senderOf(deps, scope, sender);
+  const config = await getPlatformConfig(ctx, scope);
+  const sendingCurrency = primaryCurrency(config);
+  const test = scope.environment === 'sandbox' ? sandboxTestReceiver(receiverUmaAddress) : undefined;
+  let receiverCustomerId: string | null = null;
+  if (!test) {
+    const own = await scopedCustomers(db, scope)
+      .select('id')
+      .where('uma_address', '=', receiverUmaAddress)
       .where('is_deleted', '=', 0n)
       .executeTakeFirst();
-    if (!row) throw notFound('Customer with UMA address', senderUmaAddress!, 'USER_NOT_FOUND');
-    return row;
+    if (!own)
+      throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver answers at ${receiverUmaAddress}`, {
+        field: 'receiverUmaAddress',
+      });
+    if (own.id === payer.id)
+      throw new AppError('SELF_PAYMENT', 'The sender and the receiver are the same customer', {
+        field: 'receiverUmaAddress',
+      });
+    receiverCustomerId = own.id;
   }
+  const lookup = await save(deps, scope, {
+    receiver_type: 'UMA_ADDRESS',
+    receiver: receiverUmaAddress,
+    receiver_customer_id: receiverCustomerId,
+    sandbox_behaviour: test?.behaviour ?? null,
+    sender_customer_id: payer.id,
+    sending_currency: sendingCurrency,
+    supported_currencies: JSON.stringify(
+      await quoteCurrencies(deps, scope, sendingCurrency, test?.currencies ?? config.supportedCurrencies),
+    ),
+    required_payer_data_fields: JSON.stringify(test ? TEST_RECEIVER_PAYER_DATA : []),
+  });
+  return { ...publicFields(lookup), receiverUmaAddress };
+}
 
-  /**
-   * The receiving currencies with an estimate from the sending currency. Same currency is 1 by definition;
-   * a currency with no known rate is left out rather than shown with an invented one.
-   */
-  async function quoteCurrencies(
-    scope: Scope,
-    sendingCurrency: string,
-    receiving: readonly string[],
-  ): Promise<StoredCurrency[]> {
-    const listed: StoredCurrency[] = [];
-    for (const code of receiving) {
-      const rate = code === sendingCurrency ? 1 : await deps.estimateRate(scope, sendingCurrency, code);
-      if (rate !== undefined && rate > 0)
-        listed.push({ code, estimatedExchangeRate: rate, min: LOOKUP_MIN_AMOUNT, max: LOOKUP_MAX_AMOUNT });
-    }
-    return listed;
-  }
+/** Resolves one of the platform's external accounts that can take payments; its currency is the one offered. */
+async function lookupExternalAccount(
+  deps: ReceiverLookupDeps,
+  scope: Scope,
+  accountId: string,
+  sender: LookupSender,
+): Promise<AccountLookupResponse> {
+  const { ctx, peers } = deps;
+  const { db } = ctx.store;
+  const payer = await senderOf(deps, scope, sender);
+  const account = await peers.externalAccounts.requireUsableExternalAccount(db, scope, accountId);
+  const sendingCurrency = primaryCurrency(await getPlatformConfig(ctx, scope));
+  const lookup = await save(deps, scope, {
+    receiver_type: 'EXTERNAL_ACCOUNT',
+    receiver: account.id,
+    receiver_customer_id: account.customer_id,
+    sandbox_behaviour: null,
+    sender_customer_id: payer.id,
+    sending_currency: sendingCurrency,
+    supported_currencies: JSON.stringify(await quoteCurrencies(deps, scope, sendingCurrency, [account.currency])),
+    required_payer_data_fields: JSON.stringify([]),
+  });
+  return { ...publicFields(lookup), accountId: account.id };
+}
 
-  async function save(
-    scope: Scope,
-    fields: Omit<ReceiverLookupsTable, 'id' | 'platform_id' | 'environment' | 'created_at'>,
-  ): Promise<ReceiverLookup> {
-    const row: ReceiverLookupsTable = {
-      id: newId('Lookup'),
-      platform_id: scope.platformId,
-      environment: scope.environment,
-      ...fields,
-      created_at: BigInt(scopeNowMs(ctx, scope)),
-    };
-    await db.insertInto('receiver_lookups').values(row).execute();
-    return toReceiverLookup(row);
-  }
+interface ReceiverLookupDeps {
+  ctx: Ctx;
+  peers: ReceiverLookupPeers;
+}
 
-  function publicFields(lookup: ReceiverLookup) {
-    return {
-      lookupId: lookup.id,
-      supportedCurrencies: lookup.supportedCurrencies,
-      ...(lookup.requiredPayerDataFields.length > 0 ? { requiredPayerDataFields: lookup.requiredPayerDataFields } : {}),
-    };
-  }
-
+export function makeReceiverLookupService(ctx: Ctx, peers: ReceiverLookupPeers) {
+  const deps: ReceiverLookupDeps = { ctx, peers };
   return {
-    /**
-     * Resolves a UMA address: in the sandbox, the test receivers on the sandbox domains; everywhere, the
-     * platform's own customers. Nothing else is reachable (no outbound UMA protocol calls are made): 404.
-     */
-    async lookupUma(scope: Scope, receiverUmaAddress: string, sender: LookupSender): Promise<UmaLookupResponse> {
-      if (!isUmaAddress(receiverUmaAddress))
-        throw new AppError('INVALID_UMA_ADDRESS', 'receiverUmaAddress must look like $name@domain', {
-          field: 'receiverUmaAddress',
-        });
-      const payer = await senderOf(scope, sender);
-      const config = await getPlatformConfig(ctx, scope);
-      const sendingCurrency = primaryCurrency(config);
-      const test = scope.environment === 'sandbox' ? sandboxTestReceiver(receiverUmaAddress) : undefined;
-      let receiverCustomerId: string | null = null;
-      if (!test) {
-        const own = await scopedCustomers(db, scope)
-          .select('id')
-          .where('uma_address', '=', receiverUmaAddress)
-          .where('is_deleted', '=', 0n)
-          .executeTakeFirst();
-        if (!own)
-          throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver answers at ${receiverUmaAddress}`, {
-            field: 'receiverUmaAddress',
-          });
-        if (own.id === payer.id)
-          throw new AppError('SELF_PAYMENT', 'The sender and the receiver are the same customer', {
-            field: 'receiverUmaAddress',
-          });
-        receiverCustomerId = own.id;
-      }
-      const lookup = await save(scope, {
-        receiver_type: 'UMA_ADDRESS',
-        receiver: receiverUmaAddress,
-        receiver_customer_id: receiverCustomerId,
-        sandbox_behaviour: test?.behaviour ?? null,
-        sender_customer_id: payer.id,
-        sending_currency: sendingCurrency,
-        supported_currencies: JSON.stringify(
-          await quoteCurrencies(scope, sendingCurrency, test?.currencies ?? config.supportedCurrencies),
-        ),
-        required_payer_data_fields: JSON.stringify(test ? TEST_RECEIVER_PAYER_DATA : []),
-      });
-      return { ...publicFields(lookup), receiverUmaAddress };
-    },
-
-    /** Resolves one of the platform's external accounts that can take payments; its currency is the one offered. */
-    async lookupExternalAccount(scope: Scope, accountId: string, sender: LookupSender): Promise<AccountLookupResponse> {
-      const payer = await senderOf(scope, sender);
-      const account = await deps.externalAccounts.requireUsableExternalAccount(db, scope, accountId);
-      const sendingCurrency = primaryCurrency(await getPlatformConfig(ctx, scope));
-      const lookup = await save(scope, {
-        receiver_type: 'EXTERNAL_ACCOUNT',
-        receiver: account.id,
-        receiver_customer_id: account.customer_id,
-        sandbox_behaviour: null,
-        sender_customer_id: payer.id,
-        sending_currency: sendingCurrency,
-        supported_currencies: JSON.stringify(await quoteCurrencies(scope, sendingCurrency, [account.currency])),
-        required_payer_data_fields: JSON.stringify([]),
-      });
-      return { ...publicFields(lookup), accountId: account.id };
-    },
+    lookupUma: bindDeps(deps, lookupUma),
+    lookupExternalAccount: bindDeps(deps, lookupExternalAccount),
   };
 }
 
