@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Customer as CustomerSchema } from '../http/schemas/customers.ts';
@@ -143,139 +144,160 @@ export interface CustomerFilters {
   isIncludingDeleted?: boolean | undefined;
 }
 
-export function makeCustomerService(ctx: Ctx) {
+async function load(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
+  const row = await scopedCustomers(trx, scope).selectAll().where('customers.id', '=', customerId).executeTakeFirst();
+  if (!row) throw notFound('Customer', customerId, 'USER_NOT_FOUND');
+  return row;
+}
+
+function umaTaken(umaAddress: string): AppError {
+  return new AppError('UMA_ADDRESS_EXISTS', `UMA address ${umaAddress} is already taken`, { field: 'umaAddress' });
+}
+
+/** Creates the customer and its internal accounts (one per supported currency) in one transaction. */
+async function create(
+  deps: CustomerDeps,
+  scope: Scope,
+  input: CustomerInput & { platformCustomerId: string },
+): Promise<Customer> {
+  const { ctx } = deps;
+  validateProfile(input);
+  // Sandbox KYC is simulated and approves at once; production customers start unverified.
+  const status = scope.environment === 'sandbox' ? 'APPROVED' : 'UNVERIFIED';
+  let umaAddress = input.umaAddress ?? '';
+  try {
+    return await ctx.store.tx(async (trx) => {
+      // Read in the transaction, held until commit: a currency added meanwhile is not missed.
+      const config = await getPlatformConfig(ctx, scope, trx, true);
+      umaAddress =
+        input.umaAddress ??
+        `$${
+          input.platformCustomerId
+            .toLowerCase()
+            .replace(/[^a-z0-9._-]/g, '')
+            .slice(0, 40) || 'customer'
+        }.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
+      const now = scopeNowMs(ctx, scope);
+      const row: CustomersTable = {
+        id: newId('Customer'),
+        platform_id: scope.platformId,
+        environment: scope.environment,
+        platform_customer_id: input.platformCustomerId,
+        customer_type: input.customerType,
+        uma_address: umaAddress,
+        verification_status: status,
+        profile: JSON.stringify(profileOf(input)),
+        is_deleted: 0n,
+        created_at: BigInt(now),
+        updated_at: BigInt(now),
+      };
+      await trx.insertInto('customers').values(row).execute();
+      await openInternalAccounts(trx, scope, row.id, config.supportedCurrencies, now);
+      return toCustomer(row);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw umaTaken(umaAddress);
+    throw err;
+  }
+}
+
+async function get(deps: CustomerDeps, scope: Scope, customerId: string): Promise<Customer> {
+  const { ctx } = deps;
   const { db } = ctx.store;
+  const [customer] = await withOwners(db, scope, [await load(db, scope, customerId)]);
+  return customer!;
+}
 
-  async function load(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
-    const row = await scopedCustomers(trx, scope).selectAll().where('customers.id', '=', customerId).executeTakeFirst();
-    if (!row) throw notFound('Customer', customerId, 'USER_NOT_FOUND');
-    return row;
-  }
+async function list(deps: CustomerDeps, scope: Scope, f: CustomerFilters, page: PageRequest): Promise<Page<Customer>> {
+  const { ctx } = deps;
+  const { db } = ctx.store;
+  let q = scopedCustomers(db, scope);
+  if (!f.isIncludingDeleted) q = q.where('customers.is_deleted', '=', 0n);
+  if (f.platformCustomerId !== undefined) q = q.where('customers.platform_customer_id', '=', f.platformCustomerId);
+  if (f.customerType !== undefined) q = q.where('customers.customer_type', '=', f.customerType);
+  if (f.umaAddress !== undefined) q = q.where('customers.uma_address', '=', f.umaAddress);
+  if (f.createdAfter !== undefined) q = q.where('customers.created_at', '>=', BigInt(f.createdAfter));
+  if (f.createdBefore !== undefined) q = q.where('customers.created_at', '<=', BigInt(f.createdBefore));
+  if (f.updatedAfter !== undefined) q = q.where('customers.updated_at', '>=', BigInt(f.updatedAfter));
+  if (f.updatedBefore !== undefined) q = q.where('customers.updated_at', '<=', BigInt(f.updatedBefore));
+  const rows = await keysetPage<CustomersTable>(q, 'customers', page);
+  return { ...rows, data: await withOwners(db, scope, rows.data) };
+}
 
-  function umaTaken(umaAddress: string): AppError {
-    return new AppError('UMA_ADDRESS_EXISTS', `UMA address ${umaAddress} is already taken`, { field: 'umaAddress' });
-  }
-
-  return {
-    /** Creates the customer and its internal accounts (one per supported currency) in one transaction. */
-    async create(scope: Scope, input: CustomerInput & { platformCustomerId: string }): Promise<Customer> {
-      validateProfile(input);
-      // Sandbox KYC is simulated and approves at once; production customers start unverified.
-      const status = scope.environment === 'sandbox' ? 'APPROVED' : 'UNVERIFIED';
-      let umaAddress = input.umaAddress ?? '';
-      try {
-        return await ctx.store.tx(async (trx) => {
-          // Read in the transaction, held until commit: a currency added meanwhile is not missed.
-          const config = await getPlatformConfig(ctx, scope, trx, true);
-          umaAddress =
-            input.umaAddress ??
-            `$${
-              input.platformCustomerId
-                .toLowerCase()
-                .replace(/[^a-z0-9._-]/g, '')
-                .slice(0, 40) || 'customer'
-            }.${randomBytes(3).toString('hex')}@${config.umaDomain}`;
-          const now = scopeNowMs(ctx, scope);
-          const row: CustomersTable = {
-            id: newId('Customer'),
-            platform_id: scope.platformId,
-            environment: scope.environment,
-            platform_customer_id: input.platformCustomerId,
-            customer_type: input.customerType,
-            uma_address: umaAddress,
-            verification_status: status,
-            profile: JSON.stringify(profileOf(input)),
-            is_deleted: 0n,
-            created_at: BigInt(now),
-            updated_at: BigInt(now),
-          };
-          await trx.insertInto('customers').values(row).execute();
-          await openInternalAccounts(trx, scope, row.id, config.supportedCurrencies, now);
-          return toCustomer(row);
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw umaTaken(umaAddress);
-        throw err;
-      }
-    },
-
-    async get(scope: Scope, customerId: string): Promise<Customer> {
-      const [customer] = await withOwners(db, scope, [await load(db, scope, customerId)]);
-      return customer!;
-    },
-
-    async list(scope: Scope, f: CustomerFilters, page: PageRequest): Promise<Page<Customer>> {
-      let q = scopedCustomers(db, scope);
-      if (!f.isIncludingDeleted) q = q.where('customers.is_deleted', '=', 0n);
-      if (f.platformCustomerId !== undefined) q = q.where('customers.platform_customer_id', '=', f.platformCustomerId);
-      if (f.customerType !== undefined) q = q.where('customers.customer_type', '=', f.customerType);
-      if (f.umaAddress !== undefined) q = q.where('customers.uma_address', '=', f.umaAddress);
-      if (f.createdAfter !== undefined) q = q.where('customers.created_at', '>=', BigInt(f.createdAfter));
-      if (f.createdBefore !== undefined) q = q.where('customers.created_at', '<=', BigInt(f.createdBefore));
-      if (f.updatedAfter !== undefined) q = q.where('customers.updated_at', '>=', BigInt(f.updatedAfter));
-      if (f.updatedBefore !== undefined) q = q.where('customers.updated_at', '<=', BigInt(f.updatedBefore));
-      const rows = await keysetPage<CustomersTable>(q, 'customers', page);
-      return { ...rows, data: await withOwners(db, scope, rows.data) };
-    },
-
-    async update(scope: Scope, customerId: string, input: CustomerInput): Promise<Customer> {
-      validateProfile(input);
-      try {
-        return await ctx.store.tx(async (trx) => {
-          const row = await load(trx, scope, customerId);
-          if (row.is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has been deleted`);
-          if (row.customer_type !== input.customerType) {
-            throw invalidInput('customerType', `customerType cannot change (the customer is ${row.customer_type})`);
-          }
-          const profile = { ...(JSON.parse(row.profile) as CustomerProfile), ...profileOf(input) };
-          const updated: CustomersTable = {
-            ...row,
-            platform_customer_id: input.platformCustomerId ?? row.platform_customer_id,
-            uma_address: input.umaAddress ?? row.uma_address,
-            profile: JSON.stringify(profile),
-            updated_at: BigInt(scopeNowMs(ctx, scope)),
-          };
-          await trx
-            .updateTable('customers')
-            .set({
-              platform_customer_id: updated.platform_customer_id,
-              uma_address: updated.uma_address,
-              profile: updated.profile,
-              updated_at: updated.updated_at,
-            })
-            .where('id', '=', row.id)
-            .execute();
-          return (await withOwners(trx, scope, [updated]))[0]!;
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw umaTaken(input.umaAddress ?? '');
-        throw err;
-      }
-    },
-
-    /** Soft delete: the record stays (transactions refer to it) but leaves lists; deleting twice is 410. */
-    async remove(scope: Scope, customerId: string): Promise<Customer> {
-      return ctx.store.tx(async (trx) => {
-        const row = await load(trx, scope, customerId);
-        const now = BigInt(scopeNowMs(ctx, scope));
-        const result = await trx
-          .updateTable('customers')
-          .set({ is_deleted: 1n, updated_at: now })
-          .where('id', '=', row.id)
-          .where('is_deleted', '=', 0n)
-          .executeTakeFirst();
-        if (result.numUpdatedRows !== 1n)
-          throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
-        return (await withOwners(trx, scope, [{ ...row, is_deleted: 1n, updated_at: now }]))[0]!;
-      });
-    },
-
-    /** The customer if it exists in this scope and is not deleted; used by every resource that names one. */
-    async requireActive(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
+async function update(deps: CustomerDeps, scope: Scope, customerId: string, input: CustomerInput): Promise<Customer> {
+  const { ctx } = deps;
+  validateProfile(input);
+  try {
+    return await ctx.store.tx(async (trx) => {
       const row = await load(trx, scope, customerId);
       if (row.is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has been deleted`);
-      return row;
-    },
+      if (row.customer_type !== input.customerType) {
+        throw invalidInput('customerType', `customerType cannot change (the customer is ${row.customer_type})`);
+      }
+      const profile = { ...(JSON.parse(row.profile) as CustomerProfile), ...profileOf(input) };
+      const updated: CustomersTable = {
+        ...row,
+        platform_customer_id: input.platformCustomerId ?? row.platform_customer_id,
+        uma_address: input.umaAddress ?? row.uma_address,
+        profile: JSON.stringify(profile),
+        updated_at: BigInt(scopeNowMs(ctx, scope)),
+      };
+      await trx
+        .updateTable('customers')
+        .set({
+          platform_customer_id: updated.platform_customer_id,
+          uma_address: updated.uma_address,
+          profile: updated.profile,
+          updated_at: updated.updated_at,
+        })
+        .where('id', '=', row.id)
+        .execute();
+      return (await withOwners(trx, scope, [updated]))[0]!;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw umaTaken(input.umaAddress ?? '');
+    throw err;
+  }
+}
+
+/** Soft delete: the record stays (transactions refer to it) but leaves lists; deleting twice is 410. */
+async function remove(deps: CustomerDeps, scope: Scope, customerId: string): Promise<Customer> {
+  const { ctx } = deps;
+  return ctx.store.tx(async (trx) => {
+    const row = await load(trx, scope, customerId);
+    const now = BigInt(scopeNowMs(ctx, scope));
+    const result = await trx
+      .updateTable('customers')
+      .set({ is_deleted: 1n, updated_at: now })
+      .where('id', '=', row.id)
+      .where('is_deleted', '=', 0n)
+      .executeTakeFirst();
+    if (result.numUpdatedRows !== 1n)
+      throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
+    return (await withOwners(trx, scope, [{ ...row, is_deleted: 1n, updated_at: now }]))[0]!;
+  });
+}
+
+/** The customer if it exists in this scope and is not deleted; used by every resource that names one. */
+async function requireActive(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
+  const row = await load(trx, scope, customerId);
+  if (row.is_deleted === 1n) throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has been deleted`);
+  return row;
+}
+
+interface CustomerDeps {
+  ctx: Ctx;
+}
+
+export function makeCustomerService(ctx: Ctx) {
+  const deps: CustomerDeps = { ctx };
+  return {
+    create: bindDeps(deps, create),
+    get: bindDeps(deps, get),
+    list: bindDeps(deps, list),
+    update: bindDeps(deps, update),
+    remove: bindDeps(deps, remove),
+    requireActive: requireActive,
   };
 }
 

@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import type { ReadStream } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
 import type { Document as DocumentSchema } from '../http/schemas/documents.ts';
@@ -78,169 +79,203 @@ function refuseIfSubmitted(row: DocumentsTable): void {
   }
 }
 
+async function load(trx: Db | Tx, scope: Scope, id: string): Promise<DocumentsTable> {
+  const row = await scopedDocuments(trx, scope).selectAll().where('documents.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Document', id);
+  return row;
+}
+
+/** The customer a holder stands for: itself, or a beneficial owner's business. Another tenant's id is 404. */
+async function customerOfHolder(deps: DocumentDeps, trx: Tx, scope: Scope, holderId: string): Promise<string> {
+  const { customers, owners } = deps;
+  if (hasPrefix(holderId, 'Customer')) return (await customers.requireActive(trx, scope, holderId)).id;
+  if (hasPrefix(holderId, 'BeneficialOwner')) return (await owners.load(trx, scope, holderId)).customer_id;
+  throw notFound('Document holder', holderId);
+}
+
+/**
+ * Locks the stored content's row (creating it when new) so that no concurrent delete removes the file
+ * between our check and our commit. SQLite writers are serialized by `begin immediate` already.
+ */
+async function lockFile(deps: DocumentDeps, trx: Tx, sha256: string, sizeBytes: number, now: bigint): Promise<void> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  await trx
+    .insertInto('document_files')
+    .values({ sha256, size_bytes: BigInt(sizeBytes), created_at: now })
+    .onConflict((oc) => oc.column('sha256').doNothing())
+    .execute();
+  if (store.engine === 'postgres')
+    await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
+}
+
+/**
+ * Drops a content no row references any more: its lock row and (last, just before commit) its file.
+ * Called after the referencing row was deleted or repointed, inside the same transaction.
+ */
+async function releaseFile(deps: DocumentDeps, trx: Tx, sha256: string): Promise<void> {
+  const { ctx, files } = deps;
+  const { store } = ctx;
+  if (store.engine === 'postgres')
+    await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
+  const stillUsed = await trx
+    .selectFrom('documents')
+    .select('id')
+    .where('sha256', '=', sha256)
+    .limit(1)
+    .executeTakeFirst();
+  if (stillUsed) return;
+  await trx.deleteFrom('document_files').where('sha256', '=', sha256).execute();
+  await files.remove(sha256);
+}
+
+/** The columns an upload sets, on create and on replace alike. */
+function describedBy(upload: DocumentUpload, contentType: string) {
+  const { fields, file } = upload;
+  return {
+    document_type: fields.documentType,
+    country: fields.country,
+    file_name: upload.fileName,
+    side: fields.side ?? null,
+    document_number: fields.documentNumber ?? null,
+    sha256: file.sha256,
+    size_bytes: BigInt(file.sizeBytes),
+    content_type: contentType,
+  } satisfies Partial<DocumentsTable>;
+}
+
+/**
+ * Stores an upload: checks the file and the holder, writes the row and puts the file in place in one
+ * transaction. Any failure leaves no row; the caller discards the temp file whatever happens.
+ */
+async function create(deps: DocumentDeps, scope: Scope, upload: DocumentUpload): Promise<Document> {
+  const { ctx, files } = deps;
+  const { store } = ctx;
+  const contentType = checkFile(upload.file);
+  const { fields, file } = upload;
+  return store.tx(async (trx) => {
+    const customerId = await customerOfHolder(deps, trx, scope, fields.documentHolder!);
+    const now = BigInt(scopeNowMs(ctx, scope));
+    await lockFile(deps, trx, file.sha256, file.sizeBytes, now);
+    const row: DocumentsTable = {
+      id: newId('Document'),
+      platform_id: scope.platformId,
+      environment: scope.environment,
+      holder_id: fields.documentHolder!,
+      customer_id: customerId,
+      ...describedBy(upload, contentType),
+      submitted_verification_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('documents').values(row).execute();
+    // Last step before commit: a row never exists without its file.
+    await files.place(file);
+    return toDocument(row);
+  });
+}
+
+/**
+ * Replaces the file and the descriptive fields; the holder stays. Optional fields not given are cleared: PUT
+ * replaces.
+ */
+async function replace(deps: DocumentDeps, scope: Scope, id: string, upload: DocumentUpload): Promise<Document> {
+  const { ctx, files } = deps;
+  const { store } = ctx;
+  const contentType = checkFile(upload.file);
+  const { file } = upload;
+  return store.tx(async (trx) => {
+    const row = await load(trx, scope, id);
+    refuseIfSubmitted(row);
+    const now = BigInt(scopeNowMs(ctx, scope));
+    await lockFile(deps, trx, file.sha256, file.sizeBytes, now);
+    const changes = { ...describedBy(upload, contentType), updated_at: now } satisfies Partial<DocumentsTable>;
+    await trx.updateTable('documents').set(changes).where('id', '=', row.id).execute();
+    const updated: DocumentsTable = { ...row, ...changes };
+    await files.place(file);
+    if (row.sha256 !== file.sha256) await releaseFile(deps, trx, row.sha256);
+    return toDocument(updated);
+  });
+}
+
+async function get(deps: DocumentDeps, scope: Scope, id: string): Promise<Document> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  const { db } = store;
+  return toDocument(await load(db, scope, id));
+}
+
+async function list(
+  deps: DocumentDeps,
+  scope: Scope,
+  filters: { documentHolder?: string | undefined },
+  page: PageRequest,
+): Promise<Page<Document>> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  const { db } = store;
+  let q = scopedDocuments(db, scope);
+  if (filters.documentHolder !== undefined) q = q.where('documents.holder_id', '=', filters.documentHolder);
+  return mapPage(await keysetPage<DocumentsTable>(q, 'documents', page), toDocument);
+}
+
+/** Deletes the row, and the file when no other row has the same bytes. */
+async function remove(deps: DocumentDeps, scope: Scope, id: string): Promise<void> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  await store.tx(async (trx) => {
+    const row = await load(trx, scope, id);
+    refuseIfSubmitted(row);
+    const deleted = await trx
+      .deleteFrom('documents')
+      .where('id', '=', row.id)
+      .where('submitted_verification_id', 'is', null)
+      .executeTakeFirst();
+    if (deleted.numDeletedRows !== 1n) throw notFound('Document', id);
+    await releaseFile(deps, trx, row.sha256);
+  });
+}
+
+/** The stored bytes and how to label them. */
+async function open(
+  deps: DocumentDeps,
+  scope: Scope,
+  id: string,
+): Promise<{ stream: ReadStream; contentType: string; sizeBytes: number; sha256: string; fileName: string }> {
+  const { ctx, files } = deps;
+  const { store } = ctx;
+  const { db } = store;
+  const row = await load(db, scope, id);
+  return {
+    stream: files.open(row.sha256),
+    contentType: row.content_type,
+    sizeBytes: Number(row.size_bytes),
+    sha256: row.sha256,
+    fileName: row.file_name,
+  };
+}
+
+interface DocumentDeps {
+  ctx: Ctx;
+  files: DocumentFileStore;
+  customers: CustomerService;
+  owners: BeneficialOwnerService;
+}
+
 export function makeDocumentService(
   ctx: Ctx,
   files: DocumentFileStore,
   customers: CustomerService,
   owners: BeneficialOwnerService,
 ) {
-  const { store } = ctx;
-  const { db } = store;
-
-  async function load(trx: Db | Tx, scope: Scope, id: string): Promise<DocumentsTable> {
-    const row = await scopedDocuments(trx, scope).selectAll().where('documents.id', '=', id).executeTakeFirst();
-    if (!row) throw notFound('Document', id);
-    return row;
-  }
-
-  /** The customer a holder stands for: itself, or a beneficial owner's business. Another tenant's id is 404. */
-  async function customerOfHolder(trx: Tx, scope: Scope, holderId: string): Promise<string> {
-    if (hasPrefix(holderId, 'Customer')) return (await customers.requireActive(trx, scope, holderId)).id;
-    if (hasPrefix(holderId, 'BeneficialOwner')) return (await owners.load(trx, scope, holderId)).customer_id;
-    throw notFound('Document holder', holderId);
-  }
-
-  /**
-   * Locks the stored content's row (creating it when new) so that no concurrent delete removes the file
-   * between our check and our commit. SQLite writers are serialized by `begin immediate` already.
-   */
-  async function lockFile(trx: Tx, sha256: string, sizeBytes: number, now: bigint): Promise<void> {
-    await trx
-      .insertInto('document_files')
-      .values({ sha256, size_bytes: BigInt(sizeBytes), created_at: now })
-      .onConflict((oc) => oc.column('sha256').doNothing())
-      .execute();
-    if (store.engine === 'postgres')
-      await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
-  }
-
-  /**
-   * Drops a content no row references any more: its lock row and (last, just before commit) its file.
-   * Called after the referencing row was deleted or repointed, inside the same transaction.
-   */
-  async function releaseFile(trx: Tx, sha256: string): Promise<void> {
-    if (store.engine === 'postgres')
-      await trx.selectFrom('document_files').select('sha256').where('sha256', '=', sha256).forUpdate().execute();
-    const stillUsed = await trx
-      .selectFrom('documents')
-      .select('id')
-      .where('sha256', '=', sha256)
-      .limit(1)
-      .executeTakeFirst();
-    if (stillUsed) return;
-    await trx.deleteFrom('document_files').where('sha256', '=', sha256).execute();
-    await files.remove(sha256);
-  }
-
-  /** The columns an upload sets, on create and on replace alike. */
-  function describedBy(upload: DocumentUpload, contentType: string) {
-    const { fields, file } = upload;
-    return {
-      document_type: fields.documentType,
-      country: fields.country,
-      file_name: upload.fileName,
-      side: fields.side ?? null,
-      document_number: fields.documentNumber ?? null,
-      sha256: file.sha256,
-      size_bytes: BigInt(file.sizeBytes),
-      content_type: contentType,
-    } satisfies Partial<DocumentsTable>;
-  }
-
+  const deps: DocumentDeps = { ctx, files, customers, owners };
   return {
-    /**
-     * Stores an upload: checks the file and the holder, writes the row and puts the file in place in one
-     * transaction. Any failure leaves no row; the caller discards the temp file whatever happens.
-     */
-    async create(scope: Scope, upload: DocumentUpload): Promise<Document> {
-      const contentType = checkFile(upload.file);
-      const { fields, file } = upload;
-      return store.tx(async (trx) => {
-        const customerId = await customerOfHolder(trx, scope, fields.documentHolder!);
-        const now = BigInt(scopeNowMs(ctx, scope));
-        await lockFile(trx, file.sha256, file.sizeBytes, now);
-        const row: DocumentsTable = {
-          id: newId('Document'),
-          platform_id: scope.platformId,
-          environment: scope.environment,
-          holder_id: fields.documentHolder!,
-          customer_id: customerId,
-          ...describedBy(upload, contentType),
-          submitted_verification_id: null,
-          created_at: now,
-          updated_at: now,
-        };
-        await trx.insertInto('documents').values(row).execute();
-        // Last step before commit: a row never exists without its file.
-        await files.place(file);
-        return toDocument(row);
-      });
-    },
-
-    /**
-     * Replaces the file and the descriptive fields; the holder stays. Optional fields not given are cleared: PUT
-     * replaces.
-     */
-    async replace(scope: Scope, id: string, upload: DocumentUpload): Promise<Document> {
-      const contentType = checkFile(upload.file);
-      const { file } = upload;
-      return store.tx(async (trx) => {
-        const row = await load(trx, scope, id);
-        refuseIfSubmitted(row);
-        const now = BigInt(scopeNowMs(ctx, scope));
-        await lockFile(trx, file.sha256, file.sizeBytes, now);
-        const changes = { ...describedBy(upload, contentType), updated_at: now } satisfies Partial<DocumentsTable>;
-        await trx.updateTable('documents').set(changes).where('id', '=', row.id).execute();
-        const updated: DocumentsTable = { ...row, ...changes };
-        await files.place(file);
-        if (row.sha256 !== file.sha256) await releaseFile(trx, row.sha256);
-        return toDocument(updated);
-      });
-    },
-
-    async get(scope: Scope, id: string): Promise<Document> {
-      return toDocument(await load(db, scope, id));
-    },
-
-    async list(
-      scope: Scope,
-      filters: { documentHolder?: string | undefined },
-      page: PageRequest,
-    ): Promise<Page<Document>> {
-      let q = scopedDocuments(db, scope);
-      if (filters.documentHolder !== undefined) q = q.where('documents.holder_id', '=', filters.documentHolder);
-      return mapPage(await keysetPage<DocumentsTable>(q, 'documents', page), toDocument);
-    },
-
-    /** Deletes the row, and the file when no other row has the same bytes. */
-    async remove(scope: Scope, id: string): Promise<void> {
-      await store.tx(async (trx) => {
-        const row = await load(trx, scope, id);
-        refuseIfSubmitted(row);
-        const deleted = await trx
-          .deleteFrom('documents')
-          .where('id', '=', row.id)
-          .where('submitted_verification_id', 'is', null)
-          .executeTakeFirst();
-        if (deleted.numDeletedRows !== 1n) throw notFound('Document', id);
-        await releaseFile(trx, row.sha256);
-      });
-    },
-
-    /** The stored bytes and how to label them. */
-    async open(
-      scope: Scope,
-      id: string,
-    ): Promise<{ stream: ReadStream; contentType: string; sizeBytes: number; sha256: string; fileName: string }> {
-      const row = await load(db, scope, id);
-      return {
-        stream: files.open(row.sha256),
-        contentType: row.content_type,
-        sizeBytes: Number(row.size_bytes),
-        sha256: row.sha256,
-        fileName: row.file_name,
-      };
-    },
+    create: bindDeps(deps, create),
+    replace: bindDeps(deps, replace),
+    get: bindDeps(deps, get),
+    list: bindDeps(deps, list),
+    remove: bindDeps(deps, remove),
+    open: bindDeps(deps, open),
   };
 }
 

@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
 import type { ExternalAccount as ExternalAccountSchema } from '../http/schemas/external-accounts.ts';
 import {
@@ -72,225 +73,262 @@ function duplicate(): AppError {
  */
 export type AccountView = 'any' | 'platform';
 
-export function makeExternalAccountService(ctx: Ctx, customers: CustomerService) {
+async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
+  let q = scopedExternalAccounts(trx, scope).selectAll().where('external_accounts.id', '=', id);
+  if (view === 'platform') q = q.where('external_accounts.customer_id', 'is', null);
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound('External account', id);
+  return row;
+}
+
+/**
+ * Serializes account creation per owner on PostgreSQL: the owner's row (customer, or the platform's
+ * configuration for platform accounts) is locked before the duplicate check and the default-deposit
+ * swap, so two concurrent creates cannot both pass the check or both end as the default. SQLite
+ * transactions already run one at a time (`begin immediate`).
+ */
+async function lockOwner(deps: ExternalAccountDeps, trx: Tx, scope: Scope, customerId: string | null): Promise<void> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  if (store.engine !== 'postgres') return;
+  if (customerId) await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
+  else
+    await trx
+      .selectFrom('platform_configs')
+      .select('id')
+      .where('platform_id', '=', scope.platformId)
+      .where('environment', '=', scope.environment)
+      .forUpdate()
+      .execute();
+}
+
+/**
+ * Creates an external account inside the caller's transaction, with every rule: the account-type
+ * table, the beneficiary, the duplicate rule, the default-deposit swap and (sandbox) the simulated
+ * name check, whose error suffixes throw before anything is written. Quotes call this for inline
+ * EXTERNAL_ACCOUNT_DETAILS so both paths are the same code.
+ */
+async function createExternalAccountInTx(
+  deps: ExternalAccountDeps,
+  trx: Tx,
+  scope: Scope,
+  input: ExternalAccountCreateInput,
+): Promise<ExternalAccount> {
+  const { ctx, customers } = deps;
+  const customerId = input.customerId ?? null;
+  const account = validateExternalAccount(input, customerId ? 'customer' : 'platform');
+  const makeDefault = input.defaultUmaDepositAccount === true;
+  if (makeDefault && !customerId) {
+    throw invalidInput(
+      'defaultUmaDepositAccount',
+      "defaultUmaDepositAccount applies to a customer's account; this one belongs to the platform",
+      'customerOnly',
+    );
+  }
+  if (customerId) await customers.requireActive(trx, scope, customerId);
+  const verification = verifyBeneficiary(scope.environment, account.primaryIdentifier, account.beneficiaryName);
+
+  await lockOwner(deps, trx, scope, customerId);
+  const owner = customerId ?? PLATFORM_OWNER;
+  const existing = await scopedExternalAccounts(trx, scope)
+    .select('id')
+    .where('owner', '=', owner)
+    .where('currency', '=', account.currency)
+    .where('primary_identifier', '=', account.primaryIdentifier)
+    .where('status', '<>', 'INACTIVE')
+    .executeTakeFirst();
+  if (existing) throw duplicate();
+
+  const now = BigInt(scopeNowMs(ctx, scope));
+  if (makeDefault) {
+    await trx
+      .updateTable('external_accounts')
+      .set({ default_uma_deposit: 0n, updated_at: now })
+      .where('customer_id', '=', customerId)
+      .where('default_uma_deposit', '=', 1n)
+      .execute();
+  }
+  const row: ExternalAccountsTable = {
+    id: newId('ExternalAccount'),
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    customer_id: customerId,
+    owner,
+    // Sandbox accounts are usable at once (a PENDING name check does not hold them back); production
+    // accounts wait for an operator (`payouts accounts activate`), the default connector's review step.
+    status: scope.environment === 'sandbox' ? 'ACTIVE' : 'PENDING',
+    currency: account.currency,
+    account_type: account.accountType,
+    primary_identifier: account.primaryIdentifier,
+    account_info: JSON.stringify(account.accountInfo),
+    platform_account_id: account.platformAccountId,
+    default_uma_deposit: makeDefault ? 1n : 0n,
+    beneficiary_verification_status: verification.status,
+    beneficiary_verified_name: verification.verifiedName ?? null,
+    crypto_network: account.cryptoNetwork,
+    created_at: now,
+    updated_at: now,
+  };
+  await trx.insertInto('external_accounts').values(row).execute();
+  return toExternalAccount(row);
+}
+
+/** The account if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise). */
+async function requireUsableExternalAccount(
+  trx: Db | Tx,
+  scope: Scope,
+  id: string,
+  field = 'accountId',
+): Promise<ExternalAccountsTable> {
+  const row = await load(trx, scope, id);
+  if (!isUsable(row))
+    throw invalidInput(
+      field,
+      `External account ${id} is ${row.status}; only ACTIVE accounts can send or receive payments`,
+      'accountStatus',
+    );
+  return row;
+}
+
+async function create(
+  deps: ExternalAccountDeps,
+  scope: Scope,
+  input: ExternalAccountCreateInput,
+): Promise<ExternalAccount> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  try {
+    return await store.tx((trx) => createExternalAccountInTx(deps, trx, scope, input));
+  } catch (err) {
+    // The owner lock makes this unreachable in practice; the unique index is the last word.
+    if (isUniqueViolation(err)) throw duplicate();
+    throw err;
+  }
+}
+
+async function get(deps: ExternalAccountDeps, scope: Scope, id: string, view: AccountView): Promise<ExternalAccount> {
+  const { ctx } = deps;
   const { store } = ctx;
   const { db } = store;
+  return toExternalAccount(await load(db, scope, id, view));
+}
 
-  async function load(
-    trx: Db | Tx,
-    scope: Scope,
-    id: string,
-    view: AccountView = 'any',
-  ): Promise<ExternalAccountsTable> {
-    let q = scopedExternalAccounts(trx, scope).selectAll().where('external_accounts.id', '=', id);
-    if (view === 'platform') q = q.where('external_accounts.customer_id', 'is', null);
-    const row = await q.executeTakeFirst();
-    if (!row) throw notFound('External account', id);
-    return row;
-  }
+/** Customer-owned accounts, oldest first. */
+async function listCustomerAccounts(
+  deps: ExternalAccountDeps,
+  scope: Scope,
+  filters: { currency?: string | undefined; customerId?: string | undefined },
+  page: PageRequest,
+): Promise<Page<ExternalAccount>> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  const { db } = store;
+  let q = scopedExternalAccounts(db, scope).where('external_accounts.customer_id', 'is not', null);
+  if (filters.customerId) q = q.where('external_accounts.owner', '=', filters.customerId);
+  if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
+  return mapPage(await keysetPage<ExternalAccountsTable>(q, 'external_accounts', page), toExternalAccount);
+}
 
-  /**
-   * Serializes account creation per owner on PostgreSQL: the owner's row (customer, or the platform's
-   * configuration for platform accounts) is locked before the duplicate check and the default-deposit
-   * swap, so two concurrent creates cannot both pass the check or both end as the default. SQLite
-   * transactions already run one at a time (`begin immediate`).
-   */
-  async function lockOwner(trx: Tx, scope: Scope, customerId: string | null): Promise<void> {
-    if (store.engine !== 'postgres') return;
-    if (customerId) await trx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().execute();
-    else
-      await trx
-        .selectFrom('platform_configs')
-        .select('id')
-        .where('platform_id', '=', scope.platformId)
-        .where('environment', '=', scope.environment)
-        .forUpdate()
-        .execute();
-  }
+/** The platform's own accounts, oldest first, unpaginated as the API defines this list. */
+async function listPlatformAccounts(
+  deps: ExternalAccountDeps,
+  scope: Scope,
+  filters: { currency?: string | undefined },
+): Promise<ExternalAccount[]> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  const { db } = store;
+  let q = scopedExternalAccounts(db, scope).where('external_accounts.owner', '=', PLATFORM_OWNER);
+  if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
+  const rows = await q.selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map(toExternalAccount);
+}
 
-  /**
-   * Creates an external account inside the caller's transaction, with every rule: the account-type
-   * table, the beneficiary, the duplicate rule, the default-deposit swap and (sandbox) the simulated
-   * name check, whose error suffixes throw before anything is written. Quotes call this for inline
-   * EXTERNAL_ACCOUNT_DETAILS so both paths are the same code.
-   */
-  async function createExternalAccountInTx(
-    trx: Tx,
-    scope: Scope,
-    input: ExternalAccountCreateInput,
-  ): Promise<ExternalAccount> {
-    const customerId = input.customerId ?? null;
-    const account = validateExternalAccount(input, customerId ? 'customer' : 'platform');
-    const makeDefault = input.defaultUmaDepositAccount === true;
-    if (makeDefault && !customerId) {
-      throw invalidInput(
-        'defaultUmaDepositAccount',
-        "defaultUmaDepositAccount applies to a customer's account; this one belongs to the platform",
-        'customerOnly',
-      );
-    }
-    if (customerId) await customers.requireActive(trx, scope, customerId);
-    const verification = verifyBeneficiary(scope.environment, account.primaryIdentifier, account.beneficiaryName);
-
-    await lockOwner(trx, scope, customerId);
-    const owner = customerId ?? PLATFORM_OWNER;
-    const existing = await scopedExternalAccounts(trx, scope)
-      .select('id')
-      .where('owner', '=', owner)
-      .where('currency', '=', account.currency)
-      .where('primary_identifier', '=', account.primaryIdentifier)
-      .where('status', '<>', 'INACTIVE')
-      .executeTakeFirst();
-    if (existing) throw duplicate();
-
+/**
+ * Deactivates the account (kept for the record: transactions refer to it) and gives up its
+ * default-deposit flag. Deleting an INACTIVE account again answers it unchanged.
+ */
+async function remove(
+  deps: ExternalAccountDeps,
+  scope: Scope,
+  id: string,
+  view: AccountView,
+): Promise<ExternalAccount> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  return store.tx(async (trx) => {
+    const row = await load(trx, scope, id, view);
+    const { from, to } = ACCOUNT_TRANSITIONS.deactivate;
     const now = BigInt(scopeNowMs(ctx, scope));
-    if (makeDefault) {
-      await trx
-        .updateTable('external_accounts')
-        .set({ default_uma_deposit: 0n, updated_at: now })
-        .where('customer_id', '=', customerId)
-        .where('default_uma_deposit', '=', 1n)
-        .execute();
-    }
-    const row: ExternalAccountsTable = {
-      id: newId('ExternalAccount'),
-      platform_id: scope.platformId,
-      environment: scope.environment,
-      customer_id: customerId,
-      owner,
-      // Sandbox accounts are usable at once (a PENDING name check does not hold them back); production
-      // accounts wait for an operator (`payouts accounts activate`), the default connector's review step.
-      status: scope.environment === 'sandbox' ? 'ACTIVE' : 'PENDING',
-      currency: account.currency,
-      account_type: account.accountType,
-      primary_identifier: account.primaryIdentifier,
-      account_info: JSON.stringify(account.accountInfo),
-      platform_account_id: account.platformAccountId,
-      default_uma_deposit: makeDefault ? 1n : 0n,
-      beneficiary_verification_status: verification.status,
-      beneficiary_verified_name: verification.verifiedName ?? null,
-      crypto_network: account.cryptoNetwork,
-      created_at: now,
-      updated_at: now,
-    };
-    await trx.insertInto('external_accounts').values(row).execute();
-    return toExternalAccount(row);
-  }
+    const result = await trx
+      .updateTable('external_accounts')
+      .set({ status: to, default_uma_deposit: 0n, updated_at: now })
+      .where('id', '=', row.id)
+      .where('status', 'in', from)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return toExternalAccount(row);
+    return toExternalAccount({ ...row, status: to, default_uma_deposit: 0n, updated_at: now });
+  });
+}
 
-  /** The account if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise). */
-  async function requireUsableExternalAccount(
-    trx: Db | Tx,
-    scope: Scope,
-    id: string,
-    field = 'accountId',
-  ): Promise<ExternalAccountsTable> {
-    const row = await load(trx, scope, id);
-    if (!isUsable(row))
+/**
+ * Operator activation (CLI): the default production connector's review step. Ids are unique across
+ * tenants, so the operator names the account alone. Only PENDING or UNDER_REVIEW accounts move.
+ */
+async function activate(deps: ExternalAccountDeps, id: string): Promise<ExternalAccount> {
+  const { ctx } = deps;
+  const { store } = ctx;
+  return store.tx(async (trx) => {
+    const row = await trx.selectFrom('external_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('External account', id);
+    const { from, to } = ACCOUNT_TRANSITIONS.activate;
+    if (!(from as readonly string[]).includes(row.status)) {
       throw invalidInput(
-        field,
-        `External account ${id} is ${row.status}; only ACTIVE accounts can send or receive payments`,
+        'externalAccountId',
+        `External account ${id} is ${row.status}; only ${from.join(' or ')} accounts can be activated`,
         'accountStatus',
       );
-    return row;
-  }
+    }
+    // Stamped with the account's own platform clock, like every other change to it (read in this
+    // transaction: on SQLite a read outside it would wait for it).
+    const config = await trx
+      .selectFrom('platform_configs')
+      .select('clock_offset_ms')
+      .where('platform_id', '=', row.platform_id)
+      .where('environment', '=', row.environment)
+      .executeTakeFirst();
+    const scope = {
+      platformId: row.platform_id,
+      environment: row.environment,
+      clockOffsetMs: Number(config?.clock_offset_ms ?? 0n),
+    };
+    const now = BigInt(scopeNowMs(ctx, scope));
+    await trx
+      .updateTable('external_accounts')
+      .set({ status: to, updated_at: now })
+      .where('id', '=', id)
+      .where('status', 'in', from)
+      .execute();
+    return toExternalAccount({ ...row, status: to, updated_at: now });
+  });
+}
 
+interface ExternalAccountDeps {
+  ctx: Ctx;
+  customers: CustomerService;
+}
+
+export function makeExternalAccountService(ctx: Ctx, customers: CustomerService) {
+  const deps: ExternalAccountDeps = { ctx, customers };
   return {
-    createExternalAccountInTx,
+    createExternalAccountInTx: bindDeps(deps, createExternalAccountInTx),
     requireUsableExternalAccount,
-
-    async create(scope: Scope, input: ExternalAccountCreateInput): Promise<ExternalAccount> {
-      try {
-        return await store.tx((trx) => createExternalAccountInTx(trx, scope, input));
-      } catch (err) {
-        // The owner lock makes this unreachable in practice; the unique index is the last word.
-        if (isUniqueViolation(err)) throw duplicate();
-        throw err;
-      }
-    },
-
-    async get(scope: Scope, id: string, view: AccountView): Promise<ExternalAccount> {
-      return toExternalAccount(await load(db, scope, id, view));
-    },
-
-    /** Customer-owned accounts, oldest first. */
-    async listCustomerAccounts(
-      scope: Scope,
-      filters: { currency?: string | undefined; customerId?: string | undefined },
-      page: PageRequest,
-    ): Promise<Page<ExternalAccount>> {
-      let q = scopedExternalAccounts(db, scope).where('external_accounts.customer_id', 'is not', null);
-      if (filters.customerId) q = q.where('external_accounts.owner', '=', filters.customerId);
-      if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
-      return mapPage(await keysetPage<ExternalAccountsTable>(q, 'external_accounts', page), toExternalAccount);
-    },
-
-    /** The platform's own accounts, oldest first, unpaginated as the API defines this list. */
-    async listPlatformAccounts(scope: Scope, filters: { currency?: string | undefined }): Promise<ExternalAccount[]> {
-      let q = scopedExternalAccounts(db, scope).where('external_accounts.owner', '=', PLATFORM_OWNER);
-      if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
-      const rows = await q.selectAll().orderBy('created_at').orderBy('id').execute();
-      return rows.map(toExternalAccount);
-    },
-
-    /**
-     * Deactivates the account (kept for the record: transactions refer to it) and gives up its
-     * default-deposit flag. Deleting an INACTIVE account again answers it unchanged.
-     */
-    async remove(scope: Scope, id: string, view: AccountView): Promise<ExternalAccount> {
-      return store.tx(async (trx) => {
-        const row = await load(trx, scope, id, view);
-        const { from, to } = ACCOUNT_TRANSITIONS.deactivate;
-        const now = BigInt(scopeNowMs(ctx, scope));
-        const result = await trx
-          .updateTable('external_accounts')
-          .set({ status: to, default_uma_deposit: 0n, updated_at: now })
-          .where('id', '=', row.id)
-          .where('status', 'in', from)
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n) return toExternalAccount(row);
-        return toExternalAccount({ ...row, status: to, default_uma_deposit: 0n, updated_at: now });
-      });
-    },
-
-    /**
-     * Operator activation (CLI): the default production connector's review step. Ids are unique across
-     * tenants, so the operator names the account alone. Only PENDING or UNDER_REVIEW accounts move.
-     */
-    async activate(id: string): Promise<ExternalAccount> {
-      return store.tx(async (trx) => {
-        const row = await trx.selectFrom('external_accounts').selectAll().where('id', '=', id).executeTakeFirst();
-        if (!row) throw notFound('External account', id);
-        const { from, to } = ACCOUNT_TRANSITIONS.activate;
-        if (!(from as readonly string[]).includes(row.status)) {
-          throw invalidInput(
-            'externalAccountId',
-            `External account ${id} is ${row.status}; only ${from.join(' or ')} accounts can be activated`,
-            'accountStatus',
-          );
-        }
-        // Stamped with the account's own platform clock, like every other change to it (read in this
-        // transaction: on SQLite a read outside it would wait for it).
-        const config = await trx
-          .selectFrom('platform_configs')
-          .select('clock_offset_ms')
-          .where('platform_id', '=', row.platform_id)
-          .where('environment', '=', row.environment)
-          .executeTakeFirst();
-        const scope = {
-          platformId: row.platform_id,
-          environment: row.environment,
-          clockOffsetMs: Number(config?.clock_offset_ms ?? 0n),
-        };
-        const now = BigInt(scopeNowMs(ctx, scope));
-        await trx
-          .updateTable('external_accounts')
-          .set({ status: to, updated_at: now })
-          .where('id', '=', id)
-          .where('status', 'in', from)
-          .execute();
-        return toExternalAccount({ ...row, status: to, updated_at: now });
-      });
-    },
+    create: bindDeps(deps, create),
+    get: bindDeps(deps, get),
+    listCustomerAccounts: bindDeps(deps, listCustomerAccounts),
+    listPlatformAccounts: bindDeps(deps, listPlatformAccounts),
+    remove: bindDeps(deps, remove),
+    activate: bindDeps(deps, activate),
   };
 }
 

@@ -14,6 +14,7 @@
  * event), after locking the row, so approve, reject, a late webhook answer and the timeout race safely:
  * the first to commit wins and the others find the payment no longer PENDING.
  */
+import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound } from '../domain/errors.ts';
 import {
@@ -57,191 +58,226 @@ function notPending(id: string, status: string): AppError {
   );
 }
 
+/**
+ * Where the money goes: the customer's ACTIVE default UMA deposit account in this currency, else their internal
+ * account.
+ */
+async function depositAccount(trx: Tx, scope: Scope, customerId: string, currency: string): Promise<string> {
+  const external = await scopedExternalAccounts(trx, scope)
+    .select('external_accounts.id')
+    .where('external_accounts.customer_id', '=', customerId)
+    .where('external_accounts.default_uma_deposit', '=', 1n)
+    .where('external_accounts.status', '=', 'ACTIVE')
+    .where('external_accounts.currency', '=', currency)
+    .executeTakeFirst();
+  if (external) return external.id;
+  const internal = await scopedInternalAccounts(trx, scope)
+    .select('ledger_accounts.id')
+    .where('ledger_accounts.kind', '=', 'CUSTOMER')
+    .where('ledger_accounts.owner', '=', customerId)
+    .where('ledger_accounts.currency', '=', currency)
+    .executeTakeFirst();
+  if (!internal) {
+    throw new AppError('INVALID_CURRENCY', `The receiving customer has no account in ${currency}`, {
+      field: 'receivingCurrencyCode',
+    });
+  }
+  return internal.id;
+}
+
+/**
+ * Approves a PENDING incoming payment: PENDING → PROCESSING → (rail outcome) COMPLETED. An internal
+ * account is credited on completion (SETTLEMENT −R, internal +R); money for an external deposit account
+ * is first received into flight (FUND: SETTLEMENT −R, IN_FLIGHT +R) and leaves through settlement when
+ * it completes (SETTLE: IN_FLIGHT −R, SETTLEMENT +R), so it never touches a balance of ours.
+ */
+async function approveRow(
+  deps: IncomingPaymentDeps,
+  trx: Tx,
+  scope: Scope,
+  row: TransactionsTable,
+  receiverCustomerInfo?: Record<string, unknown>,
+): Promise<TransactionsTable | undefined> {
+  const { transactions } = deps;
+  let current = row;
+  if (receiverCustomerInfo !== undefined) {
+    // What the platform told us about its receiving customer, kept as the payment's counterparty information.
+    const counterparty_information = JSON.stringify(receiverCustomerInfo);
+    await trx
+      .updateTable('transactions')
+      .set({ counterparty_information })
+      .where('id', '=', row.id)
+      .where('status', '=', 'PENDING')
+      .execute();
+    current = { ...current, counterparty_information };
+  }
+  if (!tracksBalance(current.destination_account_id!))
+    current = await transactions.fund(trx, scope, current, 'EXTERNAL');
+  return transactions.process(trx, scope, current);
+}
+
+async function end(
+  deps: IncomingPaymentDeps,
+  trx: Tx,
+  scope: Scope,
+  row: TransactionsTable,
+  to: 'REJECTED' | 'FAILED',
+  details: FailureDetails,
+  failureReason?: string,
+): Promise<TransactionsTable | undefined> {
+  const { ctx } = deps;
+  const patch: Partial<TransactionsTable> = {
+    failure_details: Object.keys(details).length > 0 ? JSON.stringify(details) : null,
+  };
+  if (failureReason !== undefined) patch.failure_reason = failureReason;
+  return moveTransaction(ctx, trx, scope, row, { to, set: patch });
+}
+
+async function apply(
+  deps: IncomingPaymentDeps,
+  trx: Tx,
+  scope: Scope,
+  row: TransactionsTable,
+  decision: ApprovalDecision,
+): Promise<void> {
+  const { ctx } = deps;
+  switch (decision.kind) {
+    case 'APPROVE':
+      await approveRow(deps, trx, scope, row, decision.receiverCustomerInfo);
+      return;
+    case 'AWAIT':
+      // The platform decides through /approve or /reject; the sandbox clock moves this job like any other.
+      await enqueueJob(trx, scope, 'incoming.approval-timeout', { id: row.id }, wallNowMs(ctx), APPROVAL_TIMEOUT_MS);
+      return;
+    case 'REJECT':
+      await end(deps, trx, scope, row, 'REJECTED', decision.details);
+      return;
+    case 'FAIL':
+      await end(deps, trx, scope, row, 'FAILED', decision.details, decision.failureReason);
+      return;
+  }
+}
+
+/** The row, locked, if it is an incoming UMA payment still awaiting its approval. */
+async function awaiting(
+  deps: IncomingPaymentDeps,
+  trx: Tx,
+  scope: Scope,
+  id: string,
+): Promise<TransactionsTable | undefined> {
+  const { transactions } = deps;
+  const row = await transactions.loadForUpdate(trx, scope, id);
+  return row && row.flow === 'INCOMING_UMA' && row.status === 'PENDING' ? row : undefined;
+}
+
+/** /approve and /reject: 404 outside this scope, 409 unless the payment awaits approval. */
+async function decide(
+  deps: IncomingPaymentDeps,
+  scope: Scope,
+  id: string,
+  act: (trx: Tx, row: TransactionsTable) => Promise<TransactionsTable | undefined>,
+): Promise<Transaction> {
+  const { ctx, worker, transactions } = deps;
+  await ctx.store.tx(async (trx) => {
+    const row = await transactions.loadForUpdate(trx, scope, id);
+    if (!row) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+    if (row.flow !== 'INCOMING_UMA' || row.status !== 'PENDING') throw notPending(id, row.status);
+    if (!(await act(trx, row))) throw notPending(id, 'no longer PENDING');
+  });
+  worker.kick();
+  return transactions.get(scope, id);
+}
+
+async function receive(deps: IncomingPaymentDeps, scope: Scope, input: UmaReceiveInput): Promise<Transaction> {
+  const { ctx, worker, transactions } = deps;
+  if (scope.environment !== 'sandbox')
+    throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
+  checkReceiveInput(input);
+  const currency = input.receivingCurrencyCode;
+  const amount = BigInt(input.receivingCurrencyAmount);
+  const { id, jobId } = await ctx.store.tx(async (trx) => {
+    let q = scopedCustomers(trx, scope).selectAll().where('customers.is_deleted', '=', 0n);
+    q =
+      input.customerId !== undefined
+        ? q.where('customers.id', '=', input.customerId)
+        : q.where('customers.uma_address', '=', input.receiverUmaAddress!);
+    const customer = await q.executeTakeFirst();
+    if (!customer) {
+      const field = input.customerId !== undefined ? 'customerId' : 'receiverUmaAddress';
+      throw new AppError(
+        'USER_NOT_FOUND',
+        `No customer of this platform has ${field} ${input.customerId ?? input.receiverUmaAddress}`,
+        { field },
+      );
+    }
+    const accountId = await depositAccount(trx, scope, customer.id, currency);
+    const row = newTransaction(scope, scopeNowMs(ctx, scope), {
+      type: 'INCOMING',
+      flow: 'INCOMING_UMA',
+      source: JSON.stringify({ sourceType: 'UMA_ADDRESS', umaAddress: input.senderUmaAddress, currency }),
+      destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId, currency }),
+      destination_account_id: accountId,
+      customer_id: customer.id,
+      platform_customer_id: customer.platform_customer_id,
+      sender_uma_address: input.senderUmaAddress,
+      receiver_uma_address: customer.uma_address,
+      sent_amount: amount,
+      sent_currency: currency,
+      received_amount: amount,
+      received_currency: currency,
+      reference: `UMA-${randomBytes(6).toString('hex').toUpperCase()}`,
+      // Crediting an internal account needs no rail; an external deposit account is paid out like a transfer.
+      outcome: JSON.stringify(tracksBalance(accountId) ? COMPLETE : railOutcome(scope, () => COMPLETE)),
+    });
+    return { id: row.id, jobId: await insertTransactionForDelivery(trx, scope, row) };
+  });
+  // Ask for the approval now: the answer has been acted on when this returns (unless a background
+  // worker claimed the delivery first; then the outcome follows as INCOMING_PAYMENT.* webhooks).
+  await worker.runNow(jobId);
+  worker.kick();
+  return transactions.get(scope, id);
+}
+
+function approve(
+  deps: IncomingPaymentDeps,
+  scope: Scope,
+  id: string,
+  receiverCustomerInfo?: Record<string, unknown>,
+): Promise<Transaction> {
+  return decide(deps, scope, id, (trx, row) => approveRow(deps, trx, scope, row, receiverCustomerInfo));
+}
+
+function reject(deps: IncomingPaymentDeps, scope: Scope, id: string, reason?: string): Promise<Transaction> {
+  return decide(deps, scope, id, (trx, row) => end(deps, trx, scope, row, 'REJECTED', rejectionDetails(reason)));
+}
+
+interface IncomingPaymentDeps {
+  ctx: Ctx;
+  worker: JobWorker;
+  transactions: TransactionService;
+  webhooks: WebhookService;
+}
+
 export function makeIncomingPaymentService(
   ctx: Ctx,
   worker: JobWorker,
   transactions: TransactionService,
   webhooks: WebhookService,
 ) {
-  /**
-   * Where the money goes: the customer's ACTIVE default UMA deposit account in this currency, else their internal
-   * account.
-   */
-  async function depositAccount(trx: Tx, scope: Scope, customerId: string, currency: string): Promise<string> {
-    const external = await scopedExternalAccounts(trx, scope)
-      .select('external_accounts.id')
-      .where('external_accounts.customer_id', '=', customerId)
-      .where('external_accounts.default_uma_deposit', '=', 1n)
-      .where('external_accounts.status', '=', 'ACTIVE')
-      .where('external_accounts.currency', '=', currency)
-      .executeTakeFirst();
-    if (external) return external.id;
-    const internal = await scopedInternalAccounts(trx, scope)
-      .select('ledger_accounts.id')
-      .where('ledger_accounts.kind', '=', 'CUSTOMER')
-      .where('ledger_accounts.owner', '=', customerId)
-      .where('ledger_accounts.currency', '=', currency)
-      .executeTakeFirst();
-    if (!internal) {
-      throw new AppError('INVALID_CURRENCY', `The receiving customer has no account in ${currency}`, {
-        field: 'receivingCurrencyCode',
-      });
-    }
-    return internal.id;
-  }
-
-  /**
-   * Approves a PENDING incoming payment: PENDING → PROCESSING → (rail outcome) COMPLETED. An internal
-   * account is credited on completion (SETTLEMENT −R, internal +R); money for an external deposit account
-   * is first received into flight (FUND: SETTLEMENT −R, IN_FLIGHT +R) and leaves through settlement when
-   * it completes (SETTLE: IN_FLIGHT −R, SETTLEMENT +R), so it never touches a balance of ours.
-   */
-  async function approveRow(
-    trx: Tx,
-    scope: Scope,
-    row: TransactionsTable,
-    receiverCustomerInfo?: Record<string, unknown>,
-  ): Promise<TransactionsTable | undefined> {
-    let current = row;
-    if (receiverCustomerInfo !== undefined) {
-      // What the platform told us about its receiving customer, kept as the payment's counterparty information.
-      const counterparty_information = JSON.stringify(receiverCustomerInfo);
-      await trx
-        .updateTable('transactions')
-        .set({ counterparty_information })
-        .where('id', '=', row.id)
-        .where('status', '=', 'PENDING')
-        .execute();
-      current = { ...current, counterparty_information };
-    }
-    if (!tracksBalance(current.destination_account_id!))
-      current = await transactions.fund(trx, scope, current, 'EXTERNAL');
-    return transactions.process(trx, scope, current);
-  }
-
-  async function end(
-    trx: Tx,
-    scope: Scope,
-    row: TransactionsTable,
-    to: 'REJECTED' | 'FAILED',
-    details: FailureDetails,
-    failureReason?: string,
-  ): Promise<TransactionsTable | undefined> {
-    const patch: Partial<TransactionsTable> = {
-      failure_details: Object.keys(details).length > 0 ? JSON.stringify(details) : null,
-    };
-    if (failureReason !== undefined) patch.failure_reason = failureReason;
-    return moveTransaction(ctx, trx, scope, row, { to, set: patch });
-  }
-
-  async function apply(trx: Tx, scope: Scope, row: TransactionsTable, decision: ApprovalDecision): Promise<void> {
-    switch (decision.kind) {
-      case 'APPROVE':
-        await approveRow(trx, scope, row, decision.receiverCustomerInfo);
-        return;
-      case 'AWAIT':
-        // The platform decides through /approve or /reject; the sandbox clock moves this job like any other.
-        await enqueueJob(trx, scope, 'incoming.approval-timeout', { id: row.id }, wallNowMs(ctx), APPROVAL_TIMEOUT_MS);
-        return;
-      case 'REJECT':
-        await end(trx, scope, row, 'REJECTED', decision.details);
-        return;
-      case 'FAIL':
-        await end(trx, scope, row, 'FAILED', decision.details, decision.failureReason);
-        return;
-    }
-  }
-
-  /** The row, locked, if it is an incoming UMA payment still awaiting its approval. */
-  async function awaiting(trx: Tx, scope: Scope, id: string): Promise<TransactionsTable | undefined> {
-    const row = await transactions.loadForUpdate(trx, scope, id);
-    return row && row.flow === 'INCOMING_UMA' && row.status === 'PENDING' ? row : undefined;
-  }
-
+  const deps: IncomingPaymentDeps = { ctx, worker, transactions, webhooks };
   webhooks.onAnswer(APPROVAL_EVENT, async (trx, scope, event, answer) => {
     // Answers to a payment already decided (by /approve, /reject, the timeout or an earlier answer) change nothing.
-    const row = await awaiting(trx, scope, event.object_id);
-    if (row) await apply(trx, scope, row, decideApproval(answer, scope.environment));
+    const row = await awaiting(deps, trx, scope, event.object_id);
+    if (row) await apply(deps, trx, scope, row, decideApproval(answer, scope.environment));
   });
-
   worker.registerInTransaction('incoming.approval-timeout', async (trx, { id }, _job, scope) => {
-    const row = await awaiting(trx, scope, id);
-    if (row) await end(trx, scope, row, 'FAILED', {}, 'PAYMENT_APPROVAL_TIMED_OUT');
+    const row = await awaiting(deps, trx, scope, id);
+    if (row) await end(deps, trx, scope, row, 'FAILED', {}, 'PAYMENT_APPROVAL_TIMED_OUT');
   });
-
-  /** /approve and /reject: 404 outside this scope, 409 unless the payment awaits approval. */
-  async function decide(
-    scope: Scope,
-    id: string,
-    act: (trx: Tx, row: TransactionsTable) => Promise<TransactionsTable | undefined>,
-  ): Promise<Transaction> {
-    await ctx.store.tx(async (trx) => {
-      const row = await transactions.loadForUpdate(trx, scope, id);
-      if (!row) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
-      if (row.flow !== 'INCOMING_UMA' || row.status !== 'PENDING') throw notPending(id, row.status);
-      if (!(await act(trx, row))) throw notPending(id, 'no longer PENDING');
-    });
-    worker.kick();
-    return transactions.get(scope, id);
-  }
-
   return {
-    async receive(scope: Scope, input: UmaReceiveInput): Promise<Transaction> {
-      if (scope.environment !== 'sandbox')
-        throw new AppError('FORBIDDEN', 'Sandbox endpoints cannot be called with production credentials');
-      checkReceiveInput(input);
-      const currency = input.receivingCurrencyCode;
-      const amount = BigInt(input.receivingCurrencyAmount);
-      const { id, jobId } = await ctx.store.tx(async (trx) => {
-        let q = scopedCustomers(trx, scope).selectAll().where('customers.is_deleted', '=', 0n);
-        q =
-          input.customerId !== undefined
-            ? q.where('customers.id', '=', input.customerId)
-            : q.where('customers.uma_address', '=', input.receiverUmaAddress!);
-        const customer = await q.executeTakeFirst();
-        if (!customer) {
-          const field = input.customerId !== undefined ? 'customerId' : 'receiverUmaAddress';
-          throw new AppError(
-            'USER_NOT_FOUND',
-            `No customer of this platform has ${field} ${input.customerId ?? input.receiverUmaAddress}`,
-            { field },
-          );
-        }
-        const accountId = await depositAccount(trx, scope, customer.id, currency);
-        const row = newTransaction(scope, scopeNowMs(ctx, scope), {
-          type: 'INCOMING',
-          flow: 'INCOMING_UMA',
-          source: JSON.stringify({ sourceType: 'UMA_ADDRESS', umaAddress: input.senderUmaAddress, currency }),
-          destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId, currency }),
-          destination_account_id: accountId,
-          customer_id: customer.id,
-          platform_customer_id: customer.platform_customer_id,
-          sender_uma_address: input.senderUmaAddress,
-          receiver_uma_address: customer.uma_address,
-          sent_amount: amount,
-          sent_currency: currency,
-          received_amount: amount,
-          received_currency: currency,
-          reference: `UMA-${randomBytes(6).toString('hex').toUpperCase()}`,
-          // Crediting an internal account needs no rail; an external deposit account is paid out like a transfer.
-          outcome: JSON.stringify(tracksBalance(accountId) ? COMPLETE : railOutcome(scope, () => COMPLETE)),
-        });
-        return { id: row.id, jobId: await insertTransactionForDelivery(trx, scope, row) };
-      });
-      // Ask for the approval now: the answer has been acted on when this returns (unless a background
-      // worker claimed the delivery first; then the outcome follows as INCOMING_PAYMENT.* webhooks).
-      await worker.runNow(jobId);
-      worker.kick();
-      return transactions.get(scope, id);
-    },
-
-    approve(scope: Scope, id: string, receiverCustomerInfo?: Record<string, unknown>): Promise<Transaction> {
-      return decide(scope, id, (trx, row) => approveRow(trx, scope, row, receiverCustomerInfo));
-    },
-
-    reject(scope: Scope, id: string, reason?: string): Promise<Transaction> {
-      return decide(scope, id, (trx, row) => end(trx, scope, row, 'REJECTED', rejectionDetails(reason)));
-    },
+    receive: bindDeps(deps, receive),
+    approve: bindDeps(deps, approve),
+    reject: bindDeps(deps, reject),
   };
 }
 

@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
 import { AppError, invalidInput } from '../domain/errors.ts';
 import type { PlatformConfig as PlatformConfigSchema } from '../http/schemas/config.ts';
@@ -46,121 +47,140 @@ function checkCurrencies(list: PlatformCurrencyConfig[]): void {
   });
 }
 
-export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
+async function view(
+  deps: PlatformConfigDeps,
+  scope: Scope,
+  row: Parameters<typeof toPlatformConfig>[0],
+): Promise<PlatformConfigView> {
+  const { webhooks } = deps;
+  const config = toPlatformConfig(row);
+  return {
+    id: config.id,
+    umaDomain: config.umaDomain,
+    webhookEndpoint: config.webhookEndpoint,
+    supportedCurrencies: config.currencies,
+    isRegulatedFinancialInstitution: false,
+    webhookEnvelope: config.webhookEnvelope,
+    ...(await webhooks.publicKeys(scope)),
+    webhookEndpointFailingSince: config.webhookFailingSinceMs === null ? null : iso(config.webhookFailingSinceMs),
+    createdAt: config.createdAt,
+    updatedAt: config.updatedAt,
+  };
+}
+
+function scoped(deps: PlatformConfigDeps, scope: Scope) {
+  const { ctx } = deps;
   const { db } = ctx.store;
+  return db
+    .selectFrom('platform_configs')
+    .selectAll()
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment);
+}
 
-  async function view(scope: Scope, row: Parameters<typeof toPlatformConfig>[0]): Promise<PlatformConfigView> {
-    const config = toPlatformConfig(row);
-    return {
-      id: config.id,
-      umaDomain: config.umaDomain,
-      webhookEndpoint: config.webhookEndpoint,
-      supportedCurrencies: config.currencies,
-      isRegulatedFinancialInstitution: false,
-      webhookEnvelope: config.webhookEnvelope,
-      ...(await webhooks.publicKeys(scope)),
-      webhookEndpointFailingSince: config.webhookFailingSinceMs === null ? null : iso(config.webhookFailingSinceMs),
-      createdAt: config.createdAt,
-      updatedAt: config.updatedAt,
-    };
-  }
+async function get(deps: PlatformConfigDeps, scope: Scope): Promise<PlatformConfigView> {
+  return view(deps, scope, await scoped(deps, scope).executeTakeFirstOrThrow());
+}
 
-  function scoped(scope: Scope) {
-    return db
+/**
+ * One transaction: the new settings, the accounts a new currency needs, and (when the endpoint
+ * changed to a URL) a TEST event whose delivery job sends it to the new endpoint after commit.
+ */
+async function update(
+  deps: PlatformConfigDeps,
+  scope: Scope,
+  input: PlatformConfigUpdate,
+): Promise<PlatformConfigView> {
+  const { ctx } = deps;
+  const umaDomain = input.umaDomain?.toLowerCase();
+  if (umaDomain !== undefined && !DOMAIN.test(umaDomain))
+    throw invalidInput('umaDomain', 'umaDomain must be a domain name such as pay.example.com', 'domain');
+  const endpoint =
+    input.webhookEndpoint === undefined || input.webhookEndpoint === null
+      ? input.webhookEndpoint
+      : checkWebhookUrl(
+          input.webhookEndpoint,
+          scope.environment,
+          'webhookEndpoint',
+          ctx.config.allowPrivateWebhookUrls,
+        );
+  if (input.supportedCurrencies) checkCurrencies(input.supportedCurrencies);
+
+  const row = await ctx.store.tx(async (trx) => {
+    let current = trx
       .selectFrom('platform_configs')
       .selectAll()
       .where('platform_id', '=', scope.platformId)
       .where('environment', '=', scope.environment);
-  }
-
-  return {
-    async get(scope: Scope): Promise<PlatformConfigView> {
-      return view(scope, await scoped(scope).executeTakeFirstOrThrow());
-    },
-
-    /**
-     * One transaction: the new settings, the accounts a new currency needs, and (when the endpoint
-     * changed to a URL) a TEST event whose delivery job sends it to the new endpoint after commit.
-     */
-    async update(scope: Scope, input: PlatformConfigUpdate): Promise<PlatformConfigView> {
-      const umaDomain = input.umaDomain?.toLowerCase();
-      if (umaDomain !== undefined && !DOMAIN.test(umaDomain))
-        throw invalidInput('umaDomain', 'umaDomain must be a domain name such as pay.example.com', 'domain');
-      const endpoint =
-        input.webhookEndpoint === undefined || input.webhookEndpoint === null
-          ? input.webhookEndpoint
-          : checkWebhookUrl(
-              input.webhookEndpoint,
-              scope.environment,
-              'webhookEndpoint',
-              ctx.config.allowPrivateWebhookUrls,
-            );
-      if (input.supportedCurrencies) checkCurrencies(input.supportedCurrencies);
-
-      const row = await ctx.store.tx(async (trx) => {
-        let current = trx
-          .selectFrom('platform_configs')
-          .selectAll()
+    // Two PATCHes at once must not both see the old currency list (SQLite's write lock already serializes).
+    if (ctx.store.engine === 'postgres') current = current.forUpdate();
+    const before = await current.executeTakeFirstOrThrow();
+    const now = scopeNowMs(ctx, scope);
+    const changes: Partial<typeof before> = {};
+    if (umaDomain !== undefined && umaDomain !== before.uma_domain) changes.uma_domain = umaDomain;
+    if (input.webhookEnvelope !== undefined && input.webhookEnvelope !== before.webhook_envelope)
+      changes.webhook_envelope = input.webhookEnvelope;
+    const endpointChanged = endpoint !== undefined && endpoint !== before.webhook_endpoint;
+    if (endpointChanged) {
+      changes.webhook_endpoint = endpoint;
+      // A new endpoint starts with a clean record.
+      changes.webhook_failing_since = null;
+    }
+    if (input.supportedCurrencies) {
+      const had = new Set(toPlatformConfig(before).supportedCurrencies);
+      const added = input.supportedCurrencies.map((c) => c.currencyCode).filter((code) => !had.has(code));
+      const stored = JSON.stringify(input.supportedCurrencies);
+      if (stored !== before.supported_currencies) changes.supported_currencies = stored;
+      if (added.length > 0) {
+        await openInternalAccounts(trx, scope, null, added, now);
+        const customers = await trx
+          .selectFrom('customers')
+          .select('id')
           .where('platform_id', '=', scope.platformId)
-          .where('environment', '=', scope.environment);
-        // Two PATCHes at once must not both see the old currency list (SQLite's write lock already serializes).
-        if (ctx.store.engine === 'postgres') current = current.forUpdate();
-        const before = await current.executeTakeFirstOrThrow();
-        const now = scopeNowMs(ctx, scope);
-        const changes: Partial<typeof before> = {};
-        if (umaDomain !== undefined && umaDomain !== before.uma_domain) changes.uma_domain = umaDomain;
-        if (input.webhookEnvelope !== undefined && input.webhookEnvelope !== before.webhook_envelope)
-          changes.webhook_envelope = input.webhookEnvelope;
-        const endpointChanged = endpoint !== undefined && endpoint !== before.webhook_endpoint;
-        if (endpointChanged) {
-          changes.webhook_endpoint = endpoint;
-          // A new endpoint starts with a clean record.
-          changes.webhook_failing_since = null;
-        }
-        if (input.supportedCurrencies) {
-          const had = new Set(toPlatformConfig(before).supportedCurrencies);
-          const added = input.supportedCurrencies.map((c) => c.currencyCode).filter((code) => !had.has(code));
-          const stored = JSON.stringify(input.supportedCurrencies);
-          if (stored !== before.supported_currencies) changes.supported_currencies = stored;
-          if (added.length > 0) {
-            await openInternalAccounts(trx, scope, null, added, now);
-            const customers = await trx
-              .selectFrom('customers')
-              .select('id')
-              .where('platform_id', '=', scope.platformId)
-              .where('environment', '=', scope.environment)
-              .where('is_deleted', '=', 0n)
-              .orderBy('id')
-              .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
-              .execute();
-            if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
-              throw new AppError(
-                'CONFLICT',
-                `Adding a currency opens accounts for every customer, at most ` +
-                  `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
-                {
-                  field: 'supportedCurrencies',
-                },
-              );
-            }
-            for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
-          }
-          // A removed currency only stops new accounts: existing ones keep their balances and history.
-        }
-        if (Object.keys(changes).length === 0) return before;
-        changes.updated_at = BigInt(now);
-        await trx.updateTable('platform_configs').set(changes).where('id', '=', before.id).execute();
-        if (endpointChanged && endpoint !== null)
-          await recordEvent(
-            trx,
-            { ...scope, hasWebhookEndpoint: true },
-            { type: 'TEST', objectId: before.id, data: {} },
-            now,
+          .where('environment', '=', scope.environment)
+          .where('is_deleted', '=', 0n)
+          .orderBy('id')
+          .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
+          .execute();
+        if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
+          throw new AppError(
+            'CONFLICT',
+            `Adding a currency opens accounts for every customer, at most ` +
+              `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
+            {
+              field: 'supportedCurrencies',
+            },
           );
-        return { ...before, ...changes };
-      });
-      return view(scope, row);
-    },
+        }
+        for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
+      }
+      // A removed currency only stops new accounts: existing ones keep their balances and history.
+    }
+    if (Object.keys(changes).length === 0) return before;
+    changes.updated_at = BigInt(now);
+    await trx.updateTable('platform_configs').set(changes).where('id', '=', before.id).execute();
+    if (endpointChanged && endpoint !== null)
+      await recordEvent(
+        trx,
+        { ...scope, hasWebhookEndpoint: true },
+        { type: 'TEST', objectId: before.id, data: {} },
+        now,
+      );
+    return { ...before, ...changes };
+  });
+  return view(deps, scope, row);
+}
+
+interface PlatformConfigDeps {
+  ctx: Ctx;
+  webhooks: WebhookService;
+}
+
+export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
+  const deps: PlatformConfigDeps = { ctx, webhooks };
+  return {
+    get: bindDeps(deps, get),
+    update: bindDeps(deps, update),
   };
 }
 

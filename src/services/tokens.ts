@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
@@ -73,102 +74,118 @@ export async function insertToken(
   return { ...toApiToken(row), clientSecret };
 }
 
-export function makeTokenService(ctx: Ctx) {
+function scoped(deps: TokenDeps, scope: Scope) {
+  const { ctx } = deps;
   const { db } = ctx.store;
+  return db
+    .selectFrom('api_tokens')
+    .where('api_tokens.platform_id', '=', scope.platformId)
+    .where('api_tokens.environment', '=', scope.environment)
+    .where('api_tokens.revoked_at', 'is', null);
+}
 
-  function scoped(scope: Scope) {
-    return db
-      .selectFrom('api_tokens')
-      .where('api_tokens.platform_id', '=', scope.platformId)
-      .where('api_tokens.environment', '=', scope.environment)
-      .where('api_tokens.revoked_at', 'is', null);
-  }
-
+/**
+ * Resolves a Basic credential. The username may be the token id (`Token:<uuid>`) or its clientId
+ * (`<uuid>`); the secret is compared as a keyed hash in constant time. Every failure looks the same.
+ */
+async function authenticate(deps: TokenDeps, username: string, secret: string): Promise<Principal> {
+  const { ctx } = deps;
+  const { db } = ctx.store;
+  const unauthorized = new AppError('UNAUTHORIZED', 'Invalid API credentials');
+  const id = hasPrefix(username, 'Token') ? username : `Token:${username}`;
+  const row = await db
+    .selectFrom('api_tokens')
+    .leftJoin('platform_configs', (j) =>
+      j
+        .onRef('platform_configs.platform_id', '=', 'api_tokens.platform_id')
+        .onRef('platform_configs.environment', '=', 'api_tokens.environment'),
+    )
+    .selectAll('api_tokens')
+    .select(['platform_configs.clock_offset_ms', 'platform_configs.webhook_endpoint'])
+    .where('api_tokens.id', '=', id)
+    .executeTakeFirst();
+  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
+  const given = Buffer.from(hashSecret(ctx.config.secretKey, secret), 'hex');
+  const matches = timingSafeEqual(expected, given);
+  if (!row || !matches || row.revoked_at !== null) throw unauthorized;
   return {
-    /**
-     * Resolves a Basic credential. The username may be the token id (`Token:<uuid>`) or its clientId
-     * (`<uuid>`); the secret is compared as a keyed hash in constant time. Every failure looks the same.
-     */
-    async authenticate(username: string, secret: string): Promise<Principal> {
-      const unauthorized = new AppError('UNAUTHORIZED', 'Invalid API credentials');
-      const id = hasPrefix(username, 'Token') ? username : `Token:${username}`;
-      const row = await db
-        .selectFrom('api_tokens')
-        .leftJoin('platform_configs', (j) =>
-          j
-            .onRef('platform_configs.platform_id', '=', 'api_tokens.platform_id')
-            .onRef('platform_configs.environment', '=', 'api_tokens.environment'),
-        )
-        .selectAll('api_tokens')
-        .select(['platform_configs.clock_offset_ms', 'platform_configs.webhook_endpoint'])
-        .where('api_tokens.id', '=', id)
-        .executeTakeFirst();
-      const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
-      const given = Buffer.from(hashSecret(ctx.config.secretKey, secret), 'hex');
-      const matches = timingSafeEqual(expected, given);
-      if (!row || !matches || row.revoked_at !== null) throw unauthorized;
-      return {
-        tokenId: row.id,
-        platformId: row.platform_id,
-        environment: row.environment,
-        clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
-        hasWebhookEndpoint: row.webhook_endpoint !== null,
-        permissions: new Set(row.permissions.split(',') as Permission[]),
-      };
-    },
+    tokenId: row.id,
+    platformId: row.platform_id,
+    environment: row.environment,
+    clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
+    hasWebhookEndpoint: row.webhook_endpoint !== null,
+    permissions: new Set(row.permissions.split(',') as Permission[]),
+  };
+}
 
-    create(scope: Scope, name: string, permissions: readonly Permission[]) {
-      return insertToken(db, ctx, scope, name, permissions);
-    },
+function create(deps: TokenDeps, scope: Scope, name: string, permissions: readonly Permission[]) {
+  const { ctx } = deps;
+  const { db } = ctx.store;
+  return insertToken(db, ctx, scope, name, permissions);
+}
 
-    async list(
-      scope: Scope,
-      filters: {
-        name?: string | undefined;
-        createdAfter?: number | undefined;
-        createdBefore?: number | undefined;
-        updatedAfter?: number | undefined;
-        updatedBefore?: number | undefined;
-      },
-      page: PageRequest,
-    ): Promise<Page<ApiToken>> {
-      let q = scoped(scope);
-      if (filters.name !== undefined) q = q.where('api_tokens.name', '=', filters.name);
-      if (filters.createdAfter !== undefined) q = q.where('api_tokens.created_at', '>=', BigInt(filters.createdAfter));
-      if (filters.createdBefore !== undefined)
-        q = q.where('api_tokens.created_at', '<=', BigInt(filters.createdBefore));
-      if (filters.updatedAfter !== undefined) q = q.where('api_tokens.updated_at', '>=', BigInt(filters.updatedAfter));
-      if (filters.updatedBefore !== undefined)
-        q = q.where('api_tokens.updated_at', '<=', BigInt(filters.updatedBefore));
-      return mapPage(await keysetPage<ApiTokensTable>(q, 'api_tokens', page), toApiToken);
-    },
+async function list(
+  deps: TokenDeps,
+  scope: Scope,
+  filters: {
+    name?: string | undefined;
+    createdAfter?: number | undefined;
+    createdBefore?: number | undefined;
+    updatedAfter?: number | undefined;
+    updatedBefore?: number | undefined;
+  },
+  page: PageRequest,
+): Promise<Page<ApiToken>> {
+  let q = scoped(deps, scope);
+  if (filters.name !== undefined) q = q.where('api_tokens.name', '=', filters.name);
+  if (filters.createdAfter !== undefined) q = q.where('api_tokens.created_at', '>=', BigInt(filters.createdAfter));
+  if (filters.createdBefore !== undefined) q = q.where('api_tokens.created_at', '<=', BigInt(filters.createdBefore));
+  if (filters.updatedAfter !== undefined) q = q.where('api_tokens.updated_at', '>=', BigInt(filters.updatedAfter));
+  if (filters.updatedBefore !== undefined) q = q.where('api_tokens.updated_at', '<=', BigInt(filters.updatedBefore));
+  return mapPage(await keysetPage<ApiTokensTable>(q, 'api_tokens', page), toApiToken);
+}
 
-    async get(scope: Scope, tokenId: string): Promise<ApiToken> {
-      const row = await scoped(scope).selectAll().where('api_tokens.id', '=', tokenId).executeTakeFirst();
-      if (!row) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
-      return toApiToken(row);
-    },
+async function get(deps: TokenDeps, scope: Scope, tokenId: string): Promise<ApiToken> {
+  const row = await scoped(deps, scope).selectAll().where('api_tokens.id', '=', tokenId).executeTakeFirst();
+  if (!row) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
+  return toApiToken(row);
+}
 
-    /**
-     * Revokes the token; it stops authenticating at once. A token cannot revoke itself (it would lock the caller out).
-     */
-    async revoke(scope: Scope, tokenId: string, callerTokenId: string): Promise<void> {
-      if (tokenId === callerTokenId) {
-        throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', {
-          field: 'tokenId',
-        });
-      }
-      const now = BigInt(scopeNowMs(ctx, scope));
-      const result = await db
-        .updateTable('api_tokens')
-        .set({ revoked_at: now, updated_at: now })
-        .where('id', '=', tokenId)
-        .where('platform_id', '=', scope.platformId)
-        .where('environment', '=', scope.environment)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (result.numUpdatedRows !== 1n) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
-    },
+/**
+ * Revokes the token; it stops authenticating at once. A token cannot revoke itself (it would lock the caller out).
+ */
+async function revoke(deps: TokenDeps, scope: Scope, tokenId: string, callerTokenId: string): Promise<void> {
+  const { ctx } = deps;
+  const { db } = ctx.store;
+  if (tokenId === callerTokenId) {
+    throw new AppError('INVALID_INPUT', 'A token cannot delete itself; use another MANAGE token', {
+      field: 'tokenId',
+    });
+  }
+  const now = BigInt(scopeNowMs(ctx, scope));
+  const result = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: now, updated_at: now })
+    .where('id', '=', tokenId)
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
+}
+
+interface TokenDeps {
+  ctx: Ctx;
+}
+
+export function makeTokenService(ctx: Ctx) {
+  const deps: TokenDeps = { ctx };
+  return {
+    authenticate: bindDeps(deps, authenticate),
+    create: bindDeps(deps, create),
+    list: bindDeps(deps, list),
+    get: bindDeps(deps, get),
+    revoke: bindDeps(deps, revoke),
   };
 }
 

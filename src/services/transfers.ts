@@ -1,3 +1,4 @@
+import { bindDeps } from './bind.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { MAX_PAYMENT_MINOR } from '../domain/rate-sources.ts';
 import { isPullable, PULL_RAIL_BY_ACCOUNT_TYPE } from '../rails/pull.ts';
@@ -105,117 +106,142 @@ function checkSameCurrency(
  * rail step; transfer-in pulls from a pullable external account and credits the internal account when the
  * rail settles. Both answer 201 with the PENDING transaction and honour Idempotency-Key.
  */
+async function create(
+  deps: TransferDeps,
+  scope: Scope,
+  operation: string,
+  key: string | undefined,
+  input: TransferInput,
+  build: (trx: Tx) => Promise<TransactionsTable>,
+): Promise<Stored<Transaction>> {
+  const { ctx, worker, transactions } = deps;
+  const result = await idempotent<Transaction>(ctx, scope, operation, key, input, async (trx) => {
+    const row = await build(trx);
+    await insertTransaction(trx, scope, row);
+    if (row.funding === 'INTERNAL') await transactions.fund(trx, scope, row, 'INTERNAL');
+    await transactions.queueProcessing(trx, scope, row.id);
+    return { status: 201, body: toTransaction(row) };
+  });
+  worker.kick();
+  return result;
+}
+
+/** What both directions share: one currency, the amount on both sides, no fees. */
+function draft(input: TransferInput, currency: string) {
+  const amount = BigInt(input.amount);
+  return {
+    sent_amount: amount,
+    sent_currency: currency,
+    received_amount: amount,
+    received_currency: currency,
+    description: input.description ?? null,
+  };
+}
+
+function transferOut(
+  deps: TransferDeps,
+  scope: Scope,
+  input: TransferInput,
+  idempotencyKey?: string,
+): Promise<Stored<Transaction>> {
+  const { ctx, externalAccounts } = deps;
+  return create(deps, scope, 'transfer-out', idempotencyKey, input, async (trx) => {
+    const { account: source, owner } = await requireInternalAccount(
+      trx,
+      scope,
+      input.source.accountId,
+      'source.accountId',
+    );
+    const destination = await externalAccounts.requireUsableExternalAccount(
+      trx,
+      scope,
+      input.destination.accountId,
+      'destination.accountId',
+    );
+    checkSameCurrency(input, source, destination, 'destination');
+    return newTransaction(scope, scopeNowMs(ctx, scope), {
+      ...draft(input, source.currency),
+      ...owner,
+      funding: 'INTERNAL',
+      type: 'OUTGOING',
+      flow: 'TRANSFER_OUT',
+      source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
+      destination: JSON.stringify({
+        destinationType: 'ACCOUNT',
+        accountId: destination.id,
+        currency: destination.currency,
+      }),
+      source_account_id: source.id,
+      destination_account_id: destination.id,
+      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier))),
+    });
+  });
+}
+
+function transferIn(
+  deps: TransferDeps,
+  scope: Scope,
+  input: TransferInput,
+  idempotencyKey?: string,
+): Promise<Stored<Transaction>> {
+  const { ctx, externalAccounts } = deps;
+  return create(deps, scope, 'transfer-in', idempotencyKey, input, async (trx) => {
+    const source = await externalAccounts.requireUsableExternalAccount(
+      trx,
+      scope,
+      input.source.accountId,
+      'source.accountId',
+    );
+    if (!isPullable(source.account_type)) {
+      throw invalidInput(
+        'source.accountId',
+        `${source.account_type} accounts cannot be pulled from; pullable types: ` +
+          Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', '),
+        'pullable',
+      );
+    }
+    const { account: destination, owner } = await requireInternalAccount(
+      trx,
+      scope,
+      input.destination.accountId,
+      'destination.accountId',
+    );
+    checkSameCurrency(input, destination, source, 'source');
+    return newTransaction(scope, scopeNowMs(ctx, scope), {
+      ...draft(input, destination.currency),
+      ...owner,
+      type: 'INCOMING',
+      flow: 'TRANSFER_IN',
+      source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
+      destination: JSON.stringify({
+        destinationType: 'ACCOUNT',
+        accountId: destination.id,
+        currency: destination.currency,
+      }),
+      source_account_id: source.id,
+      destination_account_id: destination.id,
+      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier))),
+    });
+  });
+}
+
+interface TransferDeps {
+  ctx: Ctx;
+  worker: JobWorker;
+  transactions: TransactionService;
+  externalAccounts: ExternalAccountService;
+}
+
 export function makeTransferService(
   ctx: Ctx,
   worker: JobWorker,
   transactions: TransactionService,
   externalAccounts: ExternalAccountService,
 ) {
-  async function create(
-    scope: Scope,
-    operation: string,
-    key: string | undefined,
-    input: TransferInput,
-    build: (trx: Tx) => Promise<TransactionsTable>,
-  ): Promise<Stored<Transaction>> {
-    const result = await idempotent<Transaction>(ctx, scope, operation, key, input, async (trx) => {
-      const row = await build(trx);
-      await insertTransaction(trx, scope, row);
-      if (row.funding === 'INTERNAL') await transactions.fund(trx, scope, row, 'INTERNAL');
-      await transactions.queueProcessing(trx, scope, row.id);
-      return { status: 201, body: toTransaction(row) };
-    });
-    worker.kick();
-    return result;
-  }
-
-  /** What both directions share: one currency, the amount on both sides, no fees. */
-  function draft(input: TransferInput, currency: string) {
-    const amount = BigInt(input.amount);
-    return {
-      sent_amount: amount,
-      sent_currency: currency,
-      received_amount: amount,
-      received_currency: currency,
-      description: input.description ?? null,
-    };
-  }
-
+  const deps: TransferDeps = { ctx, worker, transactions, externalAccounts };
   return {
-    transferOut(scope: Scope, input: TransferInput, idempotencyKey?: string): Promise<Stored<Transaction>> {
-      return create(scope, 'transfer-out', idempotencyKey, input, async (trx) => {
-        const { account: source, owner } = await requireInternalAccount(
-          trx,
-          scope,
-          input.source.accountId,
-          'source.accountId',
-        );
-        const destination = await externalAccounts.requireUsableExternalAccount(
-          trx,
-          scope,
-          input.destination.accountId,
-          'destination.accountId',
-        );
-        checkSameCurrency(input, source, destination, 'destination');
-        return newTransaction(scope, scopeNowMs(ctx, scope), {
-          ...draft(input, source.currency),
-          ...owner,
-          funding: 'INTERNAL',
-          type: 'OUTGOING',
-          flow: 'TRANSFER_OUT',
-          source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
-          destination: JSON.stringify({
-            destinationType: 'ACCOUNT',
-            accountId: destination.id,
-            currency: destination.currency,
-          }),
-          source_account_id: source.id,
-          destination_account_id: destination.id,
-          outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier))),
-        });
-      });
-    },
-
-    transferIn(scope: Scope, input: TransferInput, idempotencyKey?: string): Promise<Stored<Transaction>> {
-      return create(scope, 'transfer-in', idempotencyKey, input, async (trx) => {
-        const source = await externalAccounts.requireUsableExternalAccount(
-          trx,
-          scope,
-          input.source.accountId,
-          'source.accountId',
-        );
-        if (!isPullable(source.account_type)) {
-          throw invalidInput(
-            'source.accountId',
-            `${source.account_type} accounts cannot be pulled from; pullable types: ` +
-              Object.keys(PULL_RAIL_BY_ACCOUNT_TYPE).join(', '),
-            'pullable',
-          );
-        }
-        const { account: destination, owner } = await requireInternalAccount(
-          trx,
-          scope,
-          input.destination.accountId,
-          'destination.accountId',
-        );
-        checkSameCurrency(input, destination, source, 'source');
-        return newTransaction(scope, scopeNowMs(ctx, scope), {
-          ...draft(input, destination.currency),
-          ...owner,
-          type: 'INCOMING',
-          flow: 'TRANSFER_IN',
-          source: JSON.stringify({ sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency }),
-          destination: JSON.stringify({
-            destinationType: 'ACCOUNT',
-            accountId: destination.id,
-            currency: destination.currency,
-          }),
-          source_account_id: source.id,
-          destination_account_id: destination.id,
-          outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier))),
-        });
-      });
-    },
+    transferOut: bindDeps(deps, transferOut),
+    transferIn: bindDeps(deps, transferIn),
   };
 }
 
