@@ -61,6 +61,118 @@ async function serve(config: Config): Promise<void> {
   app.http.log.info({ engine: app.store.engine, api: `/${API_VERSION}` }, 'payouts service ready');
 }
 
+type Command = (config: Config, sub: string | undefined, rest: string[]) => Promise<number>;
+
+/** Opens the database and the services for one command, and closes them whatever happens. */
+async function withServices<T>(config: Config, work: (opened: Awaited<ReturnType<typeof openServices>>) => Promise<T>) {
+  const opened = await openServices(config);
+  try {
+    return await work(opened);
+  } finally {
+    await opened.store.close();
+  }
+}
+
+const migrateCommand: Command = async (config) => {
+  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  try {
+    const applied = await migrate(store);
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+  } finally {
+    await store.close();
+  }
+  return 0;
+};
+
+const platformsCommand: Command = async (config, sub, rest) => {
+  if (sub !== 'create') fail('expected: platforms create --name NAME [--json]');
+  const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, json: { type: 'boolean' } } });
+  const name = values.name ?? fail('--name is required');
+  const created = await withServices(config, ({ services }) => createPlatform(services.ctx, name));
+  process.stdout.write(
+    values.json
+      ? JSON.stringify(created) + '\n'
+      : `platform ${created.platformId}\n${JSON.stringify(created, null, 2)}\n`,
+  );
+  return 0;
+};
+
+const tokensCommand: Command = async (config, sub, rest) => {
+  if (sub !== 'create') fail('expected: tokens create --platform ID --env sandbox|production --name NAME');
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      platform: { type: 'string' },
+      env: { type: 'string' },
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (!values.platform || !values.name) fail('--platform and --name are required');
+  const { platform, name } = values;
+  if (values.env !== 'sandbox' && values.env !== 'production') fail('--env must be sandbox or production');
+  const scope = { platformId: platform, environment: values.env as Environment };
+  const permissions = (values.permissions ?? PERMISSIONS.join(',')).split(',').map((p) => p.trim().toUpperCase());
+  const unknown = permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
+  if (unknown.length) fail(`unknown permissions: ${unknown.join(', ')} (use ${PERMISSIONS.join(', ')})`);
+  const token = await withServices(config, async ({ store, services }) => {
+    if (!(await platformExists(services.ctx, platform))) fail(`no platform ${platform}`);
+    return insertToken(store.db, services.ctx, scope, name, permissions as Permission[]);
+  });
+  process.stdout.write((values.json ? JSON.stringify(token) : JSON.stringify(token, null, 2)) + '\n');
+  return 0;
+};
+
+const ledgerCommand: Command = async (config, sub) => {
+  if (sub !== 'verify') fail('expected: ledger verify');
+  const violations = await withServices(config, ({ store }) => verifyLedger(store));
+  if (violations.length === 0) {
+    process.stdout.write('ledger ok: every invariant holds\n');
+    return 0;
+  }
+  for (const v of violations) process.stdout.write(`VIOLATION ${v.invariant}: ${v.detail}\n`);
+  return 1;
+};
+
+const accountsCommand: Command = async (config, sub, rest) => {
+  const [id, ...extra] = rest;
+  if (sub !== 'activate' || !id || extra.length > 0) fail('expected: accounts activate ID');
+  const account = await withServices(config, ({ services }) => services.externalAccounts.activate(id));
+  process.stdout.write(`${account.id} is ${account.status}\n`);
+  return 0;
+};
+
+const transactionsCommand: Command = async (config, sub, rest) => {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { reason: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const [id, ...extra] = positionals;
+  if ((sub !== 'settle' && sub !== 'fail') || !id || extra.length > 0)
+    fail('expected: transactions settle ID | transactions fail ID [--reason REASON]');
+  if (sub === 'settle' && values.reason) fail('--reason goes with fail');
+  const reason = values.reason ?? RAIL_FAILURE.reason;
+  // Only a public value: clients decode failureReason against the contract's list.
+  if (!isFailureReason(reason)) fail(`--reason must be one of ${FAILURE_REASONS.join(', ')}`);
+  const result = sub === 'settle' ? 'COMPLETE' : 'FAIL';
+  const tx = await withServices(config, ({ services }) =>
+    services.transactions.resolveManually(id, result, { ...RAIL_FAILURE, reason }),
+  );
+  process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
+  return 0;
+};
+
+const COMMANDS: Record<string, Command> = {
+  migrate: migrateCommand,
+  platforms: platformsCommand,
+  tokens: tokensCommand,
+  ledger: ledgerCommand,
+  accounts: accountsCommand,
+  transactions: transactionsCommand,
+};
+
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (!command || command === 'help' || command === '--help') {
@@ -68,120 +180,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  switch (command) {
-    case 'serve':
-      await serve(config);
-      return -1; // keeps running
-    case 'migrate': {
-      const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-      try {
-        const applied = await migrate(store);
-        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
-      } finally {
-        await store.close();
-      }
-      return 0;
-    }
-    case 'platforms': {
-      if (sub !== 'create') fail('expected: platforms create --name NAME [--json]');
-      const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, json: { type: 'boolean' } } });
-      if (!values.name) fail('--name is required');
-      const { store, services } = await openServices(config);
-      try {
-        const created = await createPlatform(services.ctx, values.name);
-        process.stdout.write(
-          values.json
-            ? JSON.stringify(created) + '\n'
-            : `platform ${created.platformId}\n${JSON.stringify(created, null, 2)}\n`,
-        );
-      } finally {
-        await store.close();
-      }
-      return 0;
-    }
-    case 'tokens': {
-      if (sub !== 'create') fail('expected: tokens create --platform ID --env sandbox|production --name NAME');
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          platform: { type: 'string' },
-          env: { type: 'string' },
-          name: { type: 'string' },
-          permissions: { type: 'string' },
-          json: { type: 'boolean' },
-        },
-      });
-      if (!values.platform || !values.name) fail('--platform and --name are required');
-      if (values.env !== 'sandbox' && values.env !== 'production') fail('--env must be sandbox or production');
-      const permissions = (values.permissions ?? PERMISSIONS.join(',')).split(',').map((p) => p.trim().toUpperCase());
-      const unknown = permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
-      if (unknown.length) fail(`unknown permissions: ${unknown.join(', ')} (use ${PERMISSIONS.join(', ')})`);
-      const { store, services } = await openServices(config);
-      try {
-        if (!(await platformExists(services.ctx, values.platform))) fail(`no platform ${values.platform}`);
-        const scope = { platformId: values.platform, environment: values.env as Environment };
-        const token = await insertToken(store.db, services.ctx, scope, values.name, permissions as Permission[]);
-        process.stdout.write((values.json ? JSON.stringify(token) : JSON.stringify(token, null, 2)) + '\n');
-      } finally {
-        await store.close();
-      }
-      return 0;
-    }
-    case 'ledger': {
-      if (sub !== 'verify') fail('expected: ledger verify');
-      const { store } = await openServices(config);
-      try {
-        const violations = await verifyLedger(store);
-        if (violations.length === 0) {
-          process.stdout.write('ledger ok: every invariant holds\n');
-          return 0;
-        }
-        for (const v of violations) process.stdout.write(`VIOLATION ${v.invariant}: ${v.detail}\n`);
-        return 1;
-      } finally {
-        await store.close();
-      }
-    }
-    case 'accounts': {
-      const [id, ...extra] = rest;
-      if (sub !== 'activate' || !id || extra.length > 0) fail('expected: accounts activate ID');
-      const { store, services } = await openServices(config);
-      try {
-        const account = await services.externalAccounts.activate(id);
-        process.stdout.write(`${account.id} is ${account.status}\n`);
-        return 0;
-      } finally {
-        await store.close();
-      }
-    }
-    case 'transactions': {
-      const { values, positionals } = parseArgs({
-        args: rest,
-        options: { reason: { type: 'string' } },
-        allowPositionals: true,
-      });
-      const [id, ...extra] = positionals;
-      if ((sub !== 'settle' && sub !== 'fail') || !id || extra.length > 0)
-        fail('expected: transactions settle ID | transactions fail ID [--reason REASON]');
-      if (sub === 'settle' && values.reason) fail('--reason goes with fail');
-      const reason = values.reason ?? RAIL_FAILURE.reason;
-      // Only a public value: clients decode failureReason against the contract's list.
-      if (!isFailureReason(reason)) fail(`--reason must be one of ${FAILURE_REASONS.join(', ')}`);
-      const { store, services } = await openServices(config);
-      try {
-        const tx = await services.transactions.resolveManually(id, sub === 'settle' ? 'COMPLETE' : 'FAIL', {
-          ...RAIL_FAILURE,
-          reason,
-        });
-        process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
-        return 0;
-      } finally {
-        await store.close();
-      }
-    }
-    default:
-      fail(`unknown command "${command}"`);
+  if (command === 'serve') {
+    await serve(config);
+    return -1; // keeps running
   }
+  const run = COMMANDS[command] ?? fail(`unknown command "${command}"`);
+  return run(config, sub, rest);
 }
 
 main(process.argv.slice(2)).then(
