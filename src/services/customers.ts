@@ -1,3 +1,4 @@
+import { present } from '../domain/assert.ts';
 import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
@@ -252,7 +253,7 @@ async function update(deps: CustomerDeps, scope: Scope, customerId: string, inpu
         })
         .where('id', '=', row.id)
         .execute();
-      return (await withOwners(trx, scope, [updated]))[0]!;
+      return present((await withOwners(trx, scope, [updated]))[0], 'one customer in, one out');
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw umaTaken(input.umaAddress ?? '');
@@ -274,7 +275,8 @@ async function remove(deps: CustomerDeps, scope: Scope, customerId: string): Pro
       .executeTakeFirst();
     if (result.numUpdatedRows !== 1n)
       throw new AppError('CUSTOMER_DELETED', `Customer ${customerId} has already been deleted`);
-    return (await withOwners(trx, scope, [{ ...row, is_deleted: 1n, updated_at: now }]))[0]!;
+    const [removed] = await withOwners(trx, scope, [{ ...row, is_deleted: 1n, updated_at: now }]);
+    return present(removed, 'one customer in, one out');
   });
 }
 

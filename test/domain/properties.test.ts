@@ -31,7 +31,7 @@ describe('money math (properties)', () => {
     fc.assert(
       fc.property(pair, amount, amount, (rate, a, b) => {
         const [lo, hi] = a < b ? [a, b] : [b, a];
-        assert.ok(convertMinor(lo, rate) <= convertMinor(hi, rate));
+        assert.ok(convertMinor(lo, rate) <= convertMinor(hi, rate), 'convertMinor(lo, rate) <= convertMinor(hi, rate)');
         const target = convertMinor(hi, rate);
         if (target === 0n) return;
         const need = sendingForReceiving(target, rate);
@@ -49,12 +49,13 @@ describe('money math (properties)', () => {
           assert.ok(
             sent <= fees.fixedMinor + variableFee(sent, fees) ||
               convertMinor(sent - fees.fixedMinor - variableFee(sent, fees), rate) === 0n,
+            'no price only when the fees eat the amount, or what is left converts to nothing',
           );
           return;
         }
         assert.equal(price.totalSendingMinor, sent);
         assert.equal(price.feesMinor, fees.fixedMinor + price.variableFeeMinor);
-        assert.ok(price.feesMinor >= 0n && price.feesMinor < sent);
+        assert.ok(price.feesMinor >= 0n && price.feesMinor < sent, 'price.feesMinor >= 0n && price.feesMinor < sent');
         assert.equal(price.totalReceivingMinor, convertMinor(sent - price.feesMinor, rate));
       }),
     );
@@ -66,7 +67,10 @@ describe('money math (properties)', () => {
         const price = priceReceiving(wanted, rate, fees)!;
         assert.equal(price.totalReceivingMinor, wanted);
         const total = price.totalSendingMinor;
-        assert.ok(convertMinor(total - price.feesMinor, rate) >= wanted);
+        assert.ok(
+          convertMinor(total - price.feesMinor, rate) >= wanted,
+          'convertMinor(total - price.feesMinor, rate) >= wanted',
+        );
         const less = total - 1n;
         const lessFees = fees.fixedMinor + variableFee(less, fees);
         assert.ok(less <= lessFees || convertMinor(less - lessFees, rate) < wanted, 'one unit less would not cover it');
@@ -96,7 +100,7 @@ describe('money math (properties)', () => {
               refund(m, 'INTERNAL', 'InternalAccount:payer'),
               returnSettled(m, 'INTERNAL', 'InternalAccount:payer'),
             ]) {
-              assert.ok(isBalanced(postings));
+              assert.ok(isBalanced(postings), 'isBalanced(postings)');
             }
             const payer = (lines: ReturnType<typeof net>) =>
               lines.filter((p) => p.accountId === 'InternalAccount:payer').reduce((s, p) => s + p.amount, 0n);
@@ -135,12 +139,12 @@ describe('lifecycles (properties)', () => {
             const next: readonly TransactionStatus[] = table[status];
             if (next.length === 0) break;
             const to: TransactionStatus = next[c % next.length]!;
-            assert.ok(canMove(flow, status, to));
+            assert.ok(canMove(flow, status, to), 'canMove(flow, status, to)');
             status = to;
             steps++;
           }
           if (choices.length >= 3) assert.ok(isTerminal(status), `ended in ${status}`);
-          assert.ok(steps <= 2);
+          assert.ok(steps <= 2, 'steps <= 2');
         }),
       );
       fc.assert(

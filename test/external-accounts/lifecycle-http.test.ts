@@ -37,7 +37,10 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     );
     // Customer lists show customer-owned accounts only.
     const customers = await a.api.get('/customers/external-accounts?limit=100');
-    assert.ok(!customers.body.data.some((x: any) => x.customerId === null));
+    assert.ok(
+      !customers.body.data.some((x: any) => x.customerId === null),
+      '!customers.body.data.some((x: any) => x.customerId === null)',
+    );
   });
 
   it(
@@ -103,7 +106,7 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     assert.equal(second.body.defaultUmaDepositAccount, true);
     const old = await a.api.get(`/customers/external-accounts/${first.body.id}`);
     assert.equal(old.body.defaultUmaDepositAccount, false);
-    assert.ok(old.body.updatedAt >= old.body.createdAt);
+    assert.ok(old.body.updatedAt >= old.body.createdAt, 'old.body.updatedAt >= old.body.createdAt');
     // Another customer's default is untouched.
     const other = await customer(a, 'default-other');
     await a.api.post('/customers/external-accounts', {
@@ -175,7 +178,10 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
         results.map((r) => r.status).sort((x, y) => x - y),
         [201, 409, 409, 409],
       );
-      assert.ok(results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS'));
+      assert.ok(
+        results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS'),
+        "results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS')",
+      );
     },
   );
 
@@ -263,7 +269,10 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
         assert.equal((await c.get(path)).status, 404);
         assert.equal((await c.delete(path)).status, 404);
       }
-      assert.ok(!(await c.get('/platform/external-accounts')).body.data.some((x: any) => x.id === acct.id));
+      assert.ok(
+        !(await c.get('/platform/external-accounts')).body.data.some((x: any) => x.id === acct.id),
+        "!(await c.get('/platform/external-accounts')).body.data.some((x: any) => x.id === acct.id)",
+      );
     }
     assert.equal((await a.api.get(`/customers/external-accounts/${acct.id}`)).body.status, 'ACTIVE');
   });

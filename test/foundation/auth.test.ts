@@ -102,7 +102,10 @@ describe('authentication and isolation', () => {
     assert.equal(res.body.details.field, 'permissions.0');
     const list = await a.api.get('/tokens?limit=100');
     assert.equal(list.status, 200);
-    assert.ok(list.body.data.every((t: any) => t.clientSecret === undefined));
+    assert.ok(
+      list.body.data.every((t: any) => t.clientSecret === undefined),
+      'list.body.data.every((t: any) => t.clientSecret === undefined)',
+    );
   });
 
   it("keeps platforms and environments apart: another tenant's id answers 404", async () => {
@@ -115,9 +118,9 @@ describe('authentication and isolation', () => {
     assert.equal((await b.api.patch(`/customers/${id}`, { customerType: 'INDIVIDUAL', fullName: 'X' })).status, 404);
     assert.equal((await b.api.delete(`/customers/${id}`)).status, 404);
     const listB = await b.api.get('/customers?limit=100');
-    assert.ok(!listB.body.data.some((c: any) => c.id === id));
+    assert.ok(!listB.body.data.some((c: any) => c.id === id), '!listB.body.data.some((c: any) => c.id === id)');
     const accountsA = await a.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(id)}`);
-    assert.ok(accountsA.body.totalCount > 0);
+    assert.ok(accountsA.body.totalCount > 0, 'accountsA.body.totalCount > 0');
     const accountsB = await b.api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(id)}`);
     assert.equal(accountsB.body.totalCount, 0);
     const fundOther = await b.api.post(`/sandbox/internal-accounts/${accountsA.body.data[0].id}/fund`, { amount: 5 });

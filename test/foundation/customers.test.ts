@@ -34,7 +34,10 @@ describe('customers', () => {
     );
     assert.equal(accounts.body.totalCount, CURRENCY_CODES.length);
     assert.deepEqual(accounts.body.data.map((a: any) => a.balance.currency.code).sort(), [...CURRENCY_CODES].sort());
-    assert.ok(accounts.body.data.every((a: any) => a.customerId === res.body.id && a.balance.amount === 0));
+    assert.ok(
+      accounts.body.data.every((a: any) => a.customerId === res.body.id && a.balance.amount === 0),
+      'accounts.body.data.every((a: any) => a.customerId === res.body.id && a.balance.amount === 0)',
+    );
   });
 
   it('creates a business and starts production customers unverified', async () => {
@@ -148,7 +151,10 @@ describe('customers', () => {
     const later = new Date(Date.parse(at) + 1).toISOString();
     assert.equal((await p.api.get(`/customers?createdAfter=${later}&platformCustomerId=filter-me`)).body.totalCount, 0);
     const businesses = await p.api.get('/customers?customerType=BUSINESS');
-    assert.ok(businesses.body.data.every((c: any) => c.customerType === 'BUSINESS'));
+    assert.ok(
+      businesses.body.data.every((c: any) => c.customerType === 'BUSINESS'),
+      "businesses.body.data.every((c: any) => c.customerType === 'BUSINESS')",
+    );
     assert.equal((await p.api.get('/customers?createdAfter=yesterday')).status, 400);
   });
 });

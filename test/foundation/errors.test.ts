@@ -96,8 +96,11 @@ describe('error shape', () => {
     const res = await p.api.get(`${API}/openapi.json`);
     assert.equal(res.status, 200);
     assert.equal(res.body.info.version, '2025-10-13');
-    assert.ok(res.body.paths['/customers'].post);
-    assert.ok(res.body.paths['/sandbox/internal-accounts/{accountId}/fund'].post);
+    assert.ok(res.body.paths['/customers'].post, "res.body.paths['/customers'].post");
+    assert.ok(
+      res.body.paths['/sandbox/internal-accounts/{accountId}/fund'].post,
+      "res.body.paths['/sandbox/internal-accounts/{accountId}/fund'].post",
+    );
     assert.equal(res.body.paths['/openapi.json'], undefined);
   });
 });

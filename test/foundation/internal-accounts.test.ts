@@ -17,7 +17,10 @@ describe('internal accounts and sandbox funding', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.body), ['data']);
     assert.deepEqual(res.body.data.map((a: any) => a.balance.currency.code).sort(), [...CURRENCY_CODES].sort());
-    assert.ok(res.body.data.every((a: any) => a.customerId === undefined && a.id.startsWith('InternalAccount:')));
+    assert.ok(
+      res.body.data.every((a: any) => a.customerId === undefined && a.id.startsWith('InternalAccount:')),
+      "res.body.data.every((a: any) => a.customerId === undefined && a.id.startsWith('InternalAccount:'))",
+    );
     const btc = (await p.api.get('/platform/internal-accounts?currency=BTC')).body.data[0];
     assert.deepEqual(btc.balance.currency, { code: 'BTC', name: 'Bitcoin', symbol: '₿', decimals: 8 });
   });

@@ -55,7 +55,7 @@ describe('pagination', () => {
         cursor = res.body.nextCursor;
         assert.equal(res.body.hasMore, cursor !== undefined);
         pages++;
-        assert.ok(pages <= 45);
+        assert.ok(pages <= 45, 'pages <= 45');
       } while (cursor);
       assert.deepEqual(seen, [...ids].reverse(), `limit ${limit}: newest first, each once`);
     }

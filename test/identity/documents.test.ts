@@ -73,7 +73,10 @@ describe('documents', () => {
       assert.equal(got.headers.get('content-type'), type);
       assert.ok(got.bytes.equals(bytes), 'download returns the same bytes');
       const hash = sha(bytes);
-      assert.ok(existsSync(join(server.config.dataDir, 'documents', hash.slice(0, 2), hash)));
+      assert.ok(
+        existsSync(join(server.config.dataDir, 'documents', hash.slice(0, 2), hash)),
+        "existsSync(join(server.config.dataDir, 'documents', hash.slice(0, 2), hash))",
+      );
     }
   });
 
@@ -138,7 +141,10 @@ describe('documents', () => {
       name: 'big.pdf',
     });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
-    assert.ok((await download(server, p.sandbox, ok.body.id)).bytes.equals(exact));
+    assert.ok(
+      (await download(server, p.sandbox, ok.body.id)).bytes.equals(exact),
+      '(await download(server, p.sandbox, ok.body.id)).bytes.equals(exact)',
+    );
 
     const filesBefore = storedFiles(server.config.dataDir);
     const rowsBefore = await rowCount();
@@ -186,7 +192,10 @@ describe('documents', () => {
     assert.equal(replaced.body.documentType, 'NATIONAL_ID');
     assert.equal(replaced.body.documentHolder, holder.id);
     assert.equal(replaced.body.fileName, 'id.png');
-    assert.ok((await download(server, p.sandbox, ids[0]!)).bytes.equals(PNG));
+    assert.ok(
+      (await download(server, p.sandbox, ids[0]!)).bytes.equals(PNG),
+      '(await download(server, p.sandbox, ids[0]!)).bytes.equals(PNG)',
+    );
     const noHolder = await sendForm(
       server,
       p.sandbox,
@@ -212,9 +221,9 @@ describe('documents', () => {
     const unique = Buffer.concat([PDF, Buffer.from(`unique ${Date.now()}`)]);
     const path = join(server.config.dataDir, 'documents', sha(unique).slice(0, 2), sha(unique));
     const doc = (await upload(fieldsFor(person.id), { bytes: unique, name: 'u.pdf' })).body;
-    assert.ok(existsSync(path));
+    assert.ok(existsSync(path), 'existsSync(path)');
     assert.equal((await p.api.delete(`/documents/${doc.id}`)).status, 204);
-    assert.ok(!existsSync(path));
+    assert.ok(!existsSync(path), '!existsSync(path)');
     assert.equal(
       await server.app.store.db
         .selectFrom('document_files')

@@ -91,7 +91,10 @@ describe('invitations', () => {
     assert.equal(claimed.status, 200);
     assert.equal(claimed.body.status, 'CLAIMED');
     assert.equal(claimed.body.inviteeUma, '$bob@other.example.com');
-    assert.ok(Date.parse(claimed.body.claimedAt) >= Date.parse(created.createdAt));
+    assert.ok(
+      Date.parse(claimed.body.claimedAt) >= Date.parse(created.createdAt),
+      'Date.parse(claimed.body.claimedAt) >= Date.parse(created.createdAt)',
+    );
 
     const events = (await eventsOf(server, p.platformId)).filter((e) => e.object_id === created.code);
     assert.equal(events.length, 1);

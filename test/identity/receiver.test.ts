@@ -97,7 +97,10 @@ describe('receiver lookups and UMA providers', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.requiredPayerDataFields, undefined);
     const codes = res.body.supportedCurrencies.map((c: any) => c.currency.code);
-    assert.ok(codes.includes('USD') && codes.includes('BTC') && codes.length === 14);
+    assert.ok(
+      codes.includes('USD') && codes.includes('BTC') && codes.length === 14,
+      "codes.includes('USD') && codes.includes('BTC') && codes.length === 14",
+    );
     assert.equal(res.body.supportedCurrencies.find((c: any) => c.currency.code === 'INR').estimatedExchangeRate, 82.5);
     const stored = await requireLookup(
       server.app.store.db,

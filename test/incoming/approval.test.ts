@@ -65,7 +65,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const tx = res.body;
     assert.equal(tx.type, 'INCOMING');
     assert.equal(tx.status, 'COMPLETED');
-    assert.ok(tx.settledAt);
+    assert.ok(tx.settledAt, 'tx.settledAt');
     assert.deepEqual(tx.source, { sourceType: 'UMA_ADDRESS', umaAddress: sender, currency: 'USD' });
     assert.equal(tx.destination.destinationType, 'ACCOUNT');
     assert.match(tx.destination.accountId, /^InternalAccount:/);
@@ -298,6 +298,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
         (e: { type: string; deliveryState: string }) =>
           e.type === 'INCOMING_PAYMENT.PENDING' && e.deliveryState === 'NO_ENDPOINT',
       ),
+      'the approval request is recorded as NO_ENDPOINT',
     );
   });
 

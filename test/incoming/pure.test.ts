@@ -72,9 +72,13 @@ describe('incoming payments: pure rules', () => {
             asked.kind === 'FAIL' &&
               asked.details.requiredFields!.length <= 50 &&
               asked.details.requiredFields!.every((f) => f.length <= 200),
+            'a 422 keeps at most 50 required fields of at most 200 characters',
           );
           const rejected = decideApproval(answered(403, { reason }), 'sandbox');
-          assert.ok(rejected.kind === 'REJECT' && (rejected.details.reason ?? '').length <= 200);
+          assert.ok(
+            rejected.kind === 'REJECT' && (rejected.details.reason ?? '').length <= 200,
+            "rejected.kind === 'REJECT' && (rejected.details.reason ?? '').length <= 200",
+          );
         },
       ),
     );
@@ -88,7 +92,7 @@ describe('incoming payments: pure rules', () => {
       }
       assert.equal(canMove('INCOMING_UMA', from, 'FAILED', true), false, 'no sandbox return for incoming payments');
     }
-    assert.ok(canMove('INCOMING_UMA', 'PENDING', 'REJECTED'));
+    assert.ok(canMove('INCOMING_UMA', 'PENDING', 'REJECTED'), "canMove('INCOMING_UMA', 'PENDING', 'REJECTED')");
     assert.ok(!canMove('QUOTE', 'PENDING', 'REJECTED'), 'outgoing payments are never rejected');
     const incoming = { type: 'INCOMING' as const, flow: 'INCOMING_UMA' as const };
     assert.deepEqual(

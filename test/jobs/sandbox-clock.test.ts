@@ -64,7 +64,10 @@ describe('durable jobs and the sandbox clock', () => {
 
     // The sandbox clock moves the platform's createdAt stamps too.
     const customer = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'later' });
-    assert.ok(Date.parse(customer.body.createdAt) - Date.now() >= 360_000);
+    assert.ok(
+      Date.parse(customer.body.createdAt) - Date.now() >= 360_000,
+      'Date.parse(customer.body.createdAt) - Date.now() >= 360_000',
+    );
   });
 
   it('retries a failing job with backoff until it succeeds', async () => {

@@ -69,7 +69,10 @@ describe('quotes', () => {
     // net 10 000 cents at 17.25 gives 172 500 centavos; total covers 10 fixed and 0.3 % of itself.
     const total = res.body.totalSendingAmount;
     assert.equal(res.body.feesIncluded, 10 + Math.round((total * 30) / 10_000));
-    assert.ok(Math.floor(((total - res.body.feesIncluded) * 1725) / 100) >= 172_500);
+    assert.ok(
+      Math.floor(((total - res.body.feesIncluded) * 1725) / 100) >= 172_500,
+      'Math.floor(((total - res.body.feesIncluded) * 1725) / 100) >= 172_500',
+    );
     assert.ok(
       Math.floor(((total - 1 - (10 + Math.round(((total - 1) * 30) / 10_000))) * 1725) / 100) < 172_500,
       'the smallest total that covers it',
@@ -84,7 +87,7 @@ describe('quotes', () => {
     assert.equal(await balance(p, customerId), 90_000);
     const tx = (await p.api.get(`/transactions/${quote.transactionId}`)).body;
     assert.equal(tx.status, 'COMPLETED');
-    assert.ok(tx.settledAt);
+    assert.ok(tx.settledAt, 'tx.settledAt');
     assert.deepEqual(await eventTypes(server, tx.id), [
       'OUTGOING_PAYMENT.PENDING',
       'OUTGOING_PAYMENT.PROCESSING',

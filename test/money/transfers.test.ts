@@ -35,7 +35,7 @@ describe('transfers without a quote', () => {
     await runDueJobs(server);
     const done = await p.api.get(`/transactions/${res.body.id}`);
     assert.equal(done.body.status, 'COMPLETED');
-    assert.ok(done.body.settledAt);
+    assert.ok(done.body.settledAt, 'done.body.settledAt');
     assert.deepEqual(await eventTypes(server, res.body.id), [
       'OUTGOING_PAYMENT.PENDING',
       'OUTGOING_PAYMENT.PROCESSING',

@@ -58,7 +58,7 @@ describe('the suite cannot hang', () => {
       const result = await runFixture('orphan.ts', { ORPHAN_DATA_DIR: dir, ORPHAN_PID_FILE: pidFile }, 10 * 60_000);
       assert.equal(result.code, 0, result.output);
       const pid = Number(readFileSync(pidFile, 'utf8'));
-      assert.ok(pid > 0);
+      assert.ok(pid > 0, 'pid > 0');
       assert.equal(alive(pid), false, `server process ${pid} outlived its test file`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -231,6 +231,36 @@ describe('tidy', () => {
     assert.deepEqual(problems, [], problems.join('\n'));
   });
 
+  // Under Node 20, a failing message-less assert.ok makes Node build a message by parsing the call site's
+  // source; on tsx-compiled TypeScript that parse can spin a core for minutes (delivery.test.ts did), so a
+  // failing test hangs instead of failing. A message of our own skips that path, and says more.
+  it('every assert() and assert.ok() in the tests carries a message', () => {
+    const bare = ALL.filter((f) => f.startsWith('test/')).flatMap((file) => {
+      const text = read(file);
+      const found: string[] = [];
+      const visit = (node: unknown): void => {
+        if (Array.isArray(node)) return node.forEach(visit);
+        if (!node || typeof node !== 'object') return;
+        const n = node as Node & {
+          callee?: Node & { name?: string; object?: { name?: string }; property?: { name?: string } };
+          arguments?: unknown[];
+        };
+        const callee = n.callee;
+        const isOk =
+          n.type === 'CallExpression' &&
+          ((callee?.type === 'Identifier' && callee.name === 'assert') ||
+            (callee?.type === 'MemberExpression' &&
+              callee.object?.name === 'assert' &&
+              callee.property?.name === 'ok'));
+        if (isOk && (n.arguments?.length ?? 0) < 2) found.push(`${file}:${lineOf(text, n.start)}`);
+        for (const [key, value] of Object.entries(n)) if (key !== 'type') visit(value);
+      };
+      visit(parseSync(file, text).program);
+      return found;
+    });
+    assert.deepEqual(bare, [], `give these a message:\n${bare.join('\n')}`);
+  });
+
   it('tests reach node:test only through test/helpers/node-test.ts, which bounds every test', () => {
     const self = relative(ROOT, import.meta.filename);
     const direct = ALL.filter((f) => f.startsWith('test/') && f !== 'test/helpers/node-test.ts' && f !== self).filter(

@@ -128,7 +128,10 @@ describe('platform configuration', () => {
     assert.equal(res.body.webhookEndpoint, r.url);
     assert.equal(res.body.umaDomain, 'pay.example.com');
     assert.equal(res.body.webhookEnvelope, 'CURRENT');
-    assert.ok(Date.parse(res.body.updatedAt) >= Date.parse(res.body.createdAt));
+    assert.ok(
+      Date.parse(res.body.updatedAt) >= Date.parse(res.body.createdAt),
+      'Date.parse(res.body.updatedAt) >= Date.parse(res.body.createdAt)',
+    );
     await drain();
     assert.equal(r.received.length, 1);
     assert.equal(r.received[0]!.body.type, 'TEST');

@@ -110,7 +110,10 @@ describe('webhook delivery', () => {
     });
     // Another platform's key does not verify this platform's deliveries.
     const other = (await (await server.platform()).api.get('/config')).body;
-    assert.ok(!verifyWebhook(r.received[0]!.raw, r.received[0]!.headers, other));
+    assert.ok(
+      !verifyWebhook(r.received[0]!.raw, r.received[0]!.headers, other),
+      '!verifyWebhook(r.received[0]!.raw, r.received[0]!.headers, other)',
+    );
   });
 
   it('sends the CURRENT envelope when the platform asks for it', async () => {
@@ -154,7 +157,10 @@ describe('webhook delivery', () => {
     }
     await advance(p, 3600);
     assert.equal(r.received.length, 5, 'acknowledged: no more attempts');
-    assert.ok(r.received.every((x) => x.body.id === id));
+    assert.ok(
+      r.received.every((x) => x.body.id === id),
+      'r.received.every((x) => x.body.id === id)',
+    );
     const e = await event(p, id);
     assert.equal(e.deliveryState, 'DELIVERED');
     assert.deepEqual(
@@ -181,7 +187,7 @@ describe('webhook delivery', () => {
     const incoming = await record(server, p.platformId, 'INCOMING_PAYMENT.PENDING', 'Transaction:in', {});
     await drain(p);
     const test = (await p.api.patch('/config', { webhookEndpoint: `${r.url}?second` })).body;
-    assert.ok(test.id);
+    assert.ok(test.id, 'test.id');
     await drain(p);
     await advance(p, 7200);
     assert.equal(r.received.length, 3);
@@ -214,7 +220,7 @@ describe('webhook delivery', () => {
     const timedOut = (await event(q, late)).attempts[0];
     assert.equal(timedOut.responseStatus, null);
     assert.match(timedOut.error, /timed out after 300 ms/);
-    assert.ok(timedOut.latencyMs >= 250);
+    assert.ok(timedOut.latencyMs >= 250, 'timedOut.latencyMs >= 250');
 
     const chatty = await receiver(answer(500, 'é'.repeat(3000)));
     const c = await platformFor(chatty);
@@ -285,7 +291,10 @@ describe('webhook delivery across restarts and processes', () => {
         'the keys survive the restart',
       );
       const verify = await loadDocsVerifier();
-      assert.ok(verify(deliveries[1]!.raw, deliveries[1]!.headers, keys));
+      assert.ok(
+        verify(deliveries[1]!.raw, deliveries[1]!.headers, keys),
+        'verify(deliveries[1]!.raw, deliveries[1]!.headers, keys)',
+      );
       await advance30Min(api);
       assert.equal(r.received.filter((x) => x.body.id === id).length, 2, 'delivered once, not again');
       await second.close();

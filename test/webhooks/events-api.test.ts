@@ -41,7 +41,7 @@ describe('delivery log, redelivery and the test webhook', () => {
       page1.body.data.map((e: any) => e.id),
       ids.slice(2).reverse(),
     );
-    assert.ok(page1.body.hasMore);
+    assert.ok(page1.body.hasMore, 'page1.body.hasMore');
     const page2 = await p.api.get(`/webhook-events?limit=3&cursor=${page1.body.nextCursor}`);
     assert.equal(page2.body.data.length, 3);
     assert.equal(page2.body.hasMore, false);
@@ -146,7 +146,7 @@ describe('delivery log, redelivery and the test webhook', () => {
       assert.equal(r.received.length, previous + 1);
       assert.equal(got.body.type, 'TEST');
       assert.equal(got.body.test, true, 'LEGACY envelope');
-      assert.ok(verify(got.raw, got.headers, keys));
+      assert.ok(verify(got.raw, got.headers, keys), 'verify(got.raw, got.headers, keys)');
     }
     const elsewhere = await startReceiver(answer(204));
     closeLater.push(elsewhere);

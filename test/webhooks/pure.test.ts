@@ -61,10 +61,16 @@ describe('retry schedule', () => {
           assert.equal(cap, Math.min(MAX_RETRY_DELAY_MS, BASE_RETRY_DELAY_MS * 2 ** Math.min(attempt - 1, 20)));
           const delay = nextRetryDelayMs(attempt, elapsed, () => r);
           if (delay === null) {
-            assert.ok(elapsed + Math.floor(r * cap) > RETRY_WINDOW_MS);
+            assert.ok(
+              elapsed + Math.floor(r * cap) > RETRY_WINDOW_MS,
+              'elapsed + Math.floor(r * cap) > RETRY_WINDOW_MS',
+            );
           } else {
-            assert.ok(Number.isInteger(delay) && delay >= 0 && delay < cap && delay <= MAX_RETRY_DELAY_MS);
-            assert.ok(elapsed + delay <= RETRY_WINDOW_MS);
+            assert.ok(
+              Number.isInteger(delay) && delay >= 0 && delay < cap && delay <= MAX_RETRY_DELAY_MS,
+              'Number.isInteger(delay) && delay >= 0 && delay < cap && delay <= MAX_RETRY_DELAY_MS',
+            );
+            assert.ok(elapsed + delay <= RETRY_WINDOW_MS, 'elapsed + delay <= RETRY_WINDOW_MS');
           }
         },
       ),
@@ -231,10 +237,16 @@ describe('signing and sealing', () => {
         const body = Buffer.from(bytes);
         const { v, s } = JSON.parse(gridSignature(body, keys.ecdsaPrivateKey)) as { v: string; s: string };
         assert.equal(v, '1');
-        assert.ok(verify('sha256', body, keys.ecdsaPublicKeyPem, Buffer.from(s, 'base64')));
+        assert.ok(
+          verify('sha256', body, keys.ecdsaPublicKeyPem, Buffer.from(s, 'base64')),
+          "verify('sha256', body, keys.ecdsaPublicKeyPem, Buffer.from(s, 'base64'))",
+        );
         const changed = Buffer.from(body);
         changed[at % changed.length]! ^= 1;
-        assert.ok(!verify('sha256', changed, keys.ecdsaPublicKeyPem, Buffer.from(s, 'base64')));
+        assert.ok(
+          !verify('sha256', changed, keys.ecdsaPublicKeyPem, Buffer.from(s, 'base64')),
+          "!verify('sha256', changed, keys.ecdsaPublicKeyPem, Buffer.from(s, 'base64'))",
+        );
       }),
       { numRuns: 30 },
     );
@@ -249,8 +261,14 @@ describe('signing and sealing', () => {
     assert.equal(h['webhook-timestamp'], '1700000000');
     const [version, sig] = h['webhook-signature']!.split(',');
     assert.equal(version, 'v1a');
-    assert.ok(verify(null, Buffer.from('Webhook:1.1700000000.{"a":1}'), ed.publicKey, Buffer.from(sig!, 'base64')));
-    assert.ok(!verify(null, Buffer.from('Webhook:1.1700000001.{"a":1}'), ed.publicKey, Buffer.from(sig!, 'base64')));
+    assert.ok(
+      verify(null, Buffer.from('Webhook:1.1700000000.{"a":1}'), ed.publicKey, Buffer.from(sig!, 'base64')),
+      "verify(null, Buffer.from('Webhook:1.1700000000.{\"a\":1}'), ed.publicKey, Buffer.from(sig!, 'base64'))",
+    );
+    assert.ok(
+      !verify(null, Buffer.from('Webhook:1.1700000001.{"a":1}'), ed.publicKey, Buffer.from(sig!, 'base64')),
+      "!verify(null, Buffer.from('Webhook:1.1700000001.{\"a\":1}'), ed.publicKey, Buffer.from(sig!, 'base64'))",
+    );
     assert.match(standardPublicKey(keys.ed25519PublicKeyPem), /^whpk_[A-Za-z0-9+/]{43}=$/);
   });
 
@@ -258,7 +276,7 @@ describe('signing and sealing', () => {
     const key = sealingKey(randomBytes(32));
     const secret = randomBytes(48);
     const sealed = seal(key, secret, 'Platform:1|sandbox|ED25519');
-    assert.ok(!sealed.includes(secret.toString('base64')));
+    assert.ok(!sealed.includes(secret.toString('base64')), "!sealed.includes(secret.toString('base64'))");
     assert.deepEqual(unseal(key, sealed, 'Platform:1|sandbox|ED25519'), secret);
     assert.throws(() => unseal(key, sealed, 'Platform:2|sandbox|ED25519'));
     assert.throws(() => unseal(sealingKey(randomBytes(32)), sealed, 'Platform:1|sandbox|ED25519'));
