@@ -1,3 +1,4 @@
+import { describeStartupError } from './startup-errors.ts';
 import { FAILURE_REASONS, isFailureReason } from './domain/failure-reasons.ts';
 import { RAIL_FAILURE } from './services/transactions/index.ts';
 import { parseArgs } from 'node:util';
@@ -31,6 +32,14 @@ function fail(message: string): never {
 
 async function serve(config: Config): Promise<void> {
   const app = await createApp(config);
+  try {
+    await app.http.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Nothing was served and nothing was created: close what was opened, so the process can exit.
+    await app.close();
+    throw err;
+  }
+  // Only once the port is ours, so a start that cannot serve never prints (and loses) credentials.
   if ((await countPlatforms(app.services.ctx)) === 0) {
     const created = await createPlatform(app.services.ctx, 'default');
     // Printed once, on the first start of an empty database, so a newcomer can call the API at once.
@@ -57,7 +66,6 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  await app.http.listen({ port: config.port, host: config.host });
   app.http.log.info({ engine: app.store.engine, api: `/${API_VERSION}` }, 'payouts service ready');
 }
 
@@ -173,6 +181,9 @@ const COMMANDS: Record<string, Command> = {
   transactions: transactionsCommand,
 };
 
+/** The configuration the command started with, for describing a failure to start. */
+let startupConfig: Config | undefined;
+
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (!command || command === 'help' || command === '--help') {
@@ -180,6 +191,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  startupConfig = config;
   if (command === 'serve') {
     await serve(config);
     return -1; // keeps running
@@ -201,7 +213,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`payouts: ${err.message}\n\n${err instanceof UsageError ? USAGE : ''}`);
       process.exitCode = 2;
     } else {
-      process.stderr.write(`payouts: ${err instanceof Error ? err.stack : String(err)}\n`);
+      const known = startupConfig && describeStartupError(err, startupConfig);
+      process.stderr.write(`payouts: ${known ?? (err instanceof Error ? err.stack : String(err))}\n`);
       process.exitCode = 1;
     }
   },
