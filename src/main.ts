@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describeStartupError } from './startup-errors.ts';
 import { FAILURE_REASONS, isFailureReason } from './domain/failure-reasons.ts';
 import { RAIL_FAILURE } from './services/transactions/index.ts';
@@ -25,6 +26,12 @@ const USAGE = `Usage: payouts <command>
 `;
 
 class UsageError extends Error {}
+
+function isParseArgsError(err: unknown): boolean {
+  return (
+    typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS')
+  );
+}
 
 function fail(message: string): never {
   throw new UsageError(message);
@@ -184,10 +191,26 @@ const COMMANDS: Record<string, Command> = {
 /** The configuration the command started with, for describing a failure to start. */
 let startupConfig: Config | undefined;
 
+/** The usage of one command (its lines of USAGE), or the whole of it. */
+function usageOf(command: string | undefined): string {
+  const lines = USAGE.split('\n').filter((line) => command !== undefined && line.startsWith(`  ${command}`));
+  return lines.length > 0 ? `Usage: payouts ${lines.map((l) => l.trim()).join('\n       payouts ')}\n` : USAGE;
+}
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help') {
-    process.stdout.write(USAGE);
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`payouts ${version()}\n`);
+    return 0;
+  }
+  // --help anywhere prints usage and does nothing else: `serve --help` must not start a server.
+  if (!command || command === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(command === 'help' || command === '--help' || command === '-h' ? USAGE : usageOf(command));
     return 0;
   }
   const config = loadConfig();
@@ -209,6 +232,10 @@ main(process.argv.slice(2)).then(
       // A missing transaction or account, or one in the wrong state, is the operator's input, not a crash.
       process.stderr.write(`payouts: ${err.message}\n`);
       process.exitCode = 1;
+    } else if (isParseArgsError(err)) {
+      // parseArgs refuses unknown options and missing values itself; the operator gets the usage.
+      process.stderr.write(`payouts: ${(err as Error).message}\n\n${usageOf(process.argv[2])}`);
+      process.exitCode = 2;
     } else if (err instanceof UsageError || err instanceof ConfigError) {
       process.stderr.write(`payouts: ${err.message}\n\n${err instanceof UsageError ? USAGE : ''}`);
       process.exitCode = 2;

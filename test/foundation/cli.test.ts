@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client, startServer, type TestServer } from '../helpers/harness.ts';
@@ -68,6 +68,26 @@ describe('command line', () => {
     assert.equal(badEnv.code, 2, badEnv.stderr);
     assert.match(badEnv.stderr, /--env/);
     assert.equal((await runCli(['frobnicate'], env)).code, 2);
+  });
+
+  it('--help on any command prints its usage and does nothing else; --version; unknown options exit 2', async () => {
+    const fresh = join(mkdtempSync(join(tmpdir(), 'payouts-help-')), 'data');
+    const untouched = { ...env, DATA_DIR: fresh, DATABASE_URL: '' };
+    for (const args of [
+      ['serve', '--help'],
+      ['migrate', '-h'],
+      ['transactions', 'settle', '--help'],
+    ]) {
+      const help = await runCli(args, untouched);
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, new RegExp(`^Usage: payouts ${args[0]}`), `usage of ${args[0]}`);
+    }
+    assert.equal(existsSync(fresh), false, 'no data folder was created: nothing ran');
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    assert.equal((await runCli(['--version'], untouched)).stdout, `payouts ${version}\n`);
+    const unknown = await runCli(['tokens', 'create', '--bogus'], env);
+    assert.equal(unknown.code, 2, unknown.stderr);
+    assert.match(unknown.stderr, /Unknown option '--bogus'[\s\S]*Usage: payouts tokens create/);
   });
 
   it('migrates idempotently and verifies the ledger', async () => {
