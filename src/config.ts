@@ -32,6 +32,8 @@ export interface Config {
   runWorkers: boolean;
   /** How often an idle job worker looks for due work. */
   jobPollMs: number;
+  /** How long an Idempotency-Key and its stored answer are kept (at least 24 hours). */
+  idempotencyKeyTtlHours: number;
   /** PostgreSQL connections per server process. */
   databasePoolSize: number;
   /** Let production webhooks reach internal addresses (receivers on the operator's own network). */
@@ -90,6 +92,7 @@ export const VARIABLES = {
   ),
   LOG_LEVEL: variable(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), `one of ${LOG_LEVELS.join(', ')}`, 'info'),
   QUOTE_TTL_SECONDS: variable(integer(10, 3600), 'a number of seconds from 10 to 3600', 300),
+  IDEMPOTENCY_KEY_TTL_HOURS: variable(integer(24, 24 * 90), 'a number of hours from 24 to 2160', 24),
   BODY_LIMIT_BYTES: variable(integer(1024, 64 * 1024 * 1024), 'a number of bytes from 1024 to 67108864', 1024 * 1024),
   PUBLIC_URL: variable(
     Type.String({ format: 'uri', pattern: '^https?://[^/]+' }),
@@ -219,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (read(env, 'PUBLIC_URL') ?? `http://${localHost}:${port}`).replace(/\/+$/, ''),
     runWorkers: value(env, 'RUN_WORKERS') === 'true',
     jobPollMs: value(env, 'JOB_POLL_MS'),
+    idempotencyKeyTtlHours: value(env, 'IDEMPOTENCY_KEY_TTL_HOURS'),
     databasePoolSize: value(env, 'DATABASE_POOL_SIZE'),
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),

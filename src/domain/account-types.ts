@@ -387,6 +387,12 @@ export function accountTypeRule(accountType: string): AccountTypeRule | undefine
     : undefined;
 }
 
+/** Refuses a payment rail the account's type does not run on; `field` names where the caller gave it. */
+export function checkRailOf(accountType: string, paymentRail: string | undefined, field: string): void {
+  if (paymentRail === undefined || (accountTypeRule(accountType)?.paymentRails ?? []).includes(paymentRail)) return;
+  throw invalidInput(field, `${paymentRail} is not a rail ${accountType} accounts support`, 'paymentRail');
+}
+
 /** Every cryptoNetwork value any wallet type accepts. */
 export const CRYPTO_NETWORKS: readonly string[] = [
   ...new Set(ACCOUNT_TYPE_NAMES.flatMap((t) => (ACCOUNT_TYPES[t] as AccountTypeRule).cryptoNetworks ?? [])),
@@ -430,6 +436,19 @@ const ADDRESS_FIELDS: Record<string, { required: boolean; rule: FieldRule }> = {
 };
 
 const COUNTRY: FieldRule = ADDRESS_FIELDS.country!.rule;
+
+/**
+ * Fields any account type takes. `countries`: the countries the account may be paid from or to, as
+ * the official TypeScript client sends with every account; stored and echoed, it restricts nothing here.
+ */
+const EVERY_TYPE: Record<string, FieldRule> = {
+  countries: {
+    rule: 'countries',
+    expect: 'a non-empty list of distinct ISO 3166-1 alpha-2 country codes',
+    test: (v) =>
+      Array.isArray(v) && v.length > 0 && v.length <= 250 && new Set(v).size === v.length && v.every(COUNTRY.test),
+  },
+};
 const DATE: FieldRule = {
   rule: 'date',
   expect: 'a real calendar date written YYYY-MM-DD',
@@ -651,7 +670,7 @@ function checkPlatformAccountId(topLevel: string | undefined, nested: unknown): 
 /** The type's own fields; returns the name of the one primary identifier given. */
 function checkTypeFields(rule: AccountTypeRule, fields: Record<string, unknown>): string {
   for (const key of Object.keys(rule.required)) requireField(`accountInfo.${key}`, fields[key]);
-  checkFields('accountInfo', fields, { ...rule.required, ...rule.optional });
+  checkFields('accountInfo', fields, { ...rule.required, ...rule.optional, ...EVERY_TYPE });
   const primaries = typeof rule.primary === 'string' ? [rule.primary] : rule.primary;
   const given = primaries.filter((k) => fields[k] !== undefined);
   const [primary] = given;

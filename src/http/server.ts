@@ -10,6 +10,7 @@ import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { makeAuthHook } from './auth.ts';
 import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
+import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
 
 export interface HttpOptions {
@@ -140,6 +141,29 @@ function errorBodyFor(request: FastifyRequest, err: Error, checkDeclared: boolea
   return (checkDeclared && undeclaredStatus(request, body)) || body;
 }
 
+/**
+ * Bodies are validated strictly, query strings and paths with coercion; under test every response is
+ * also checked against its declared schema.
+ */
+function useSchemaCompilers(app: Http, validateResponses: boolean): void {
+  const bodyAjv = makeAjv(false);
+  const otherAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+
+  const responseAjv = makeAjv(false);
+  app.setSerializerCompiler(({ schema, url, method }) => {
+    const validate = validateResponses ? responseAjv.compile(schema) : undefined;
+    return (data) => {
+      if (validate && !validate(data)) {
+        throw new Error(
+          `response of ${method} ${url} does not match its schema: ${responseAjv.errorsText(validate.errors)}`,
+        );
+      }
+      return JSON.stringify(data);
+    };
+  });
+}
+
 export async function buildHttp(services: Services, options: HttpOptions): Promise<Http> {
   const app = Fastify({
     loggerInstance: options.logger,
@@ -151,22 +175,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const bodyAjv = makeAjv(false);
-  const otherAjv = makeAjv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
-
-  const responseAjv = makeAjv(false);
-  app.setSerializerCompiler(({ schema, url, method }) => {
-    const validate = options.validateResponses ? responseAjv.compile(schema) : undefined;
-    return (data) => {
-      if (validate && !validate(data)) {
-        throw new Error(
-          `response of ${method} ${url} does not match its schema: ${responseAjv.errorsText(validate.errors)}`,
-        );
-      }
-      return JSON.stringify(data);
-    };
-  });
+  useSchemaCompilers(app, options.validateResponses);
 
   // Only JSON is accepted (multipart is added by the routes that take files); anything else is 415.
   app.removeAllContentTypeParsers();
@@ -251,6 +260,10 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     async (api) => {
       api.addHook('onRequest', authenticate);
       api.addHook('preValidation', splitCommaArrays);
+      api.addHook(
+        'onRoute',
+        idempotentRoutes(services.ctx, services.worker, (err) => toErrorBody(err as Error)),
+      );
       api.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
       registerRoutes(api as Http, services);
     },

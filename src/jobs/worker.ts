@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.ts';
-import type { Store, Tx } from '../store/db.ts';
+import { detached, type Store, type Tx } from '../store/db.ts';
 import type { Scope } from '../context.ts';
 import type { JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
 import { claimJobs, completeJob, deferJob, failJob, type ClaimFilter, type Job } from './queue.ts';
@@ -124,7 +124,7 @@ export class JobWorker {
   private schedule(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.current = this.tick();
+      this.current = detached(() => this.tick());
     }, delayMs);
     this.timer.unref();
   }

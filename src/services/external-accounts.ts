@@ -2,6 +2,7 @@ import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
 import type { ExternalAccount as ExternalAccountSchema } from '../http/schemas/external-accounts.ts';
 import {
+  accountTypeRule,
   ACCOUNT_TRANSITIONS,
   isUsable,
   validateExternalAccount,
@@ -19,22 +20,28 @@ import { type Ctx, type Scope, scopeNowMs } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 
 export type ExternalAccount = Static<typeof ExternalAccountSchema>;
+export type OwnershipType = 'FIRST_PARTY' | 'THIRD_PARTY';
 
 /** A create request, from the HTTP body or from a quote's inline externalAccountDetails. */
 export interface ExternalAccountCreateInput extends ExternalAccountInput {
   /** Omitted or null: the account belongs to the platform. */
   customerId?: string | null | undefined;
   defaultUmaDepositAccount?: boolean | undefined;
+  ownershipType?: OwnershipType | undefined;
 }
 
 const PLATFORM_OWNER = 'platform';
 
 export function toExternalAccount(row: ExternalAccountsTable): ExternalAccount {
+  const accountInfo = JSON.parse(row.account_info) as ExternalAccount['accountInfo'];
+  // An account registered without rails takes its type's rails: say which, as the contract requires.
+  const rails = accountTypeRule(row.account_type)?.paymentRails ?? [];
+  if (accountInfo.paymentRails === undefined && rails.length > 0) accountInfo.paymentRails = [...rails];
   const account: ExternalAccount = {
     id: row.id,
     status: row.status,
     currency: row.currency,
-    accountInfo: JSON.parse(row.account_info) as ExternalAccount['accountInfo'],
+    accountInfo,
     customerId: row.customer_id,
     defaultUmaDepositAccount: row.default_uma_deposit === 1n,
     beneficiaryVerificationStatus:
@@ -46,6 +53,7 @@ export function toExternalAccount(row: ExternalAccountsTable): ExternalAccount {
   if (row.beneficiary_verified_name !== null)
     account.beneficiaryVerifiedData = { fullName: row.beneficiary_verified_name };
   if (row.crypto_network !== null) account.cryptoNetwork = row.crypto_network;
+  if (row.ownership_type !== null) account.ownershipType = row.ownership_type as OwnershipType;
   return account;
 }
 
@@ -166,6 +174,7 @@ async function createExternalAccountInTx(
     beneficiary_verification_status: verification.status,
     beneficiary_verified_name: verification.verifiedName ?? null,
     crypto_network: account.cryptoNetwork,
+    ownership_type: input.ownershipType ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -229,19 +238,16 @@ async function listCustomerAccounts(
   return mapPage(await keysetPage<ExternalAccountsTable>(q, 'external_accounts', page), toExternalAccount);
 }
 
-/** The platform's own accounts, oldest first, unpaginated as the API defines this list. */
+/** The platform's own accounts, oldest first. */
 async function listPlatformAccounts(
   deps: ExternalAccountDeps,
   scope: Scope,
   filters: { currency?: string | undefined },
-): Promise<ExternalAccount[]> {
-  const { ctx } = deps;
-  const { store } = ctx;
-  const { db } = store;
-  let q = scopedExternalAccounts(db, scope).where('external_accounts.owner', '=', PLATFORM_OWNER);
+  page: PageRequest,
+): Promise<Page<ExternalAccount>> {
+  let q = scopedExternalAccounts(deps.ctx.store.db, scope).where('external_accounts.owner', '=', PLATFORM_OWNER);
   if (filters.currency) q = q.where('external_accounts.currency', '=', filters.currency);
-  const rows = await q.selectAll().orderBy('created_at').orderBy('id').execute();
-  return rows.map(toExternalAccount);
+  return mapPage(await keysetPage<ExternalAccountsTable>(q, 'external_accounts', page), toExternalAccount);
 }
 
 /**

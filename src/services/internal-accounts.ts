@@ -18,9 +18,16 @@ export type InternalAccount = Static<typeof InternalAccountSchema>;
 export const MAX_SANDBOX_FUND = 100_000_000_000;
 
 export function toInternalAccount(row: LedgerAccountsTable): InternalAccount {
+  const balance = { amount: Number(row.balance), currency: currencyOf(row.currency) };
   const account: InternalAccount = {
     id: row.id,
-    balance: { amount: Number(row.balance), currency: currencyOf(row.currency) },
+    type: row.currency === 'BTC' ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT',
+    // Accounts open with their currency and never freeze or close here.
+    status: 'ACTIVE',
+    balance,
+    // Money leaves an account when a payment is executed, not when it settles: nothing is held aside,
+    // so what the account holds and what it can spend are the same.
+    totalBalance: balance,
     fundingPaymentInstructions: [],
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

@@ -1,5 +1,6 @@
 import { bindDeps } from './bind.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { checkRailOf } from '../domain/account-types.ts';
 import { MAX_PAYMENT_MINOR } from '../domain/rate-sources.ts';
 import { isPullable, PULL_RAIL_BY_ACCOUNT_TYPE } from '../rails/pull.ts';
 import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
@@ -8,7 +9,6 @@ import type { Tx } from '../store/db.ts';
 import type { ExternalAccountsTable, LedgerAccountsTable, TransactionsTable } from '../store/schema.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
-import { idempotent, type Stored } from './idempotency.ts';
 import { scopedInternalAccounts } from './internal-accounts.ts';
 import {
   insertTransaction,
@@ -23,6 +23,12 @@ export interface TransferInput {
   destination: { accountId: string; currency?: string | undefined };
   amount: number;
   description?: string | undefined;
+}
+
+export interface TransferOutInput extends TransferInput {
+  destination: { accountId: string; currency?: string | undefined; paymentRail?: string | undefined };
+  remittanceInformation?: string | undefined;
+  purposeOfPayment?: string | undefined;
 }
 
 /** The production connector leaves every payment to an operator; the sandbox picks by suffix. */
@@ -104,23 +110,20 @@ function checkSameCurrency(
 /**
  * Same-currency transfers without a quote. Transfer-out debits the internal account at once and queues the
  * rail step; transfer-in pulls from a pullable external account and credits the internal account when the
- * rail settles. Both answer 201 with the PENDING transaction and honour Idempotency-Key.
+ * rail settles. Both answer the PENDING transaction.
  */
 async function create(
   deps: TransferDeps,
   scope: Scope,
-  operation: string,
-  key: string | undefined,
-  input: TransferInput,
   build: (trx: Tx) => Promise<TransactionsTable>,
-): Promise<Stored<Transaction>> {
+): Promise<Transaction> {
   const { ctx, worker, transactions } = deps;
-  const result = await idempotent<Transaction>(ctx, scope, operation, key, input, async (trx) => {
+  const result = await ctx.store.tx(async (trx) => {
     const row = await build(trx);
     await insertTransaction(trx, scope, row);
     if (row.funding === 'INTERNAL') await transactions.fund(trx, scope, row, 'INTERNAL');
     await transactions.queueProcessing(trx, scope, row.id);
-    return { status: 201, body: toTransaction(row) };
+    return toTransaction(row);
   });
   worker.kick();
   return result;
@@ -138,14 +141,9 @@ function draft(input: TransferInput, currency: string) {
   };
 }
 
-function transferOut(
-  deps: TransferDeps,
-  scope: Scope,
-  input: TransferInput,
-  idempotencyKey?: string,
-): Promise<Stored<Transaction>> {
+function transferOut(deps: TransferDeps, scope: Scope, input: TransferOutInput): Promise<Transaction> {
   const { ctx, externalAccounts } = deps;
-  return create(deps, scope, 'transfer-out', idempotencyKey, input, async (trx) => {
+  return create(deps, scope, async (trx) => {
     const { account: source, owner } = await requireInternalAccount(
       trx,
       scope,
@@ -159,6 +157,8 @@ function transferOut(
       'destination.accountId',
     );
     checkSameCurrency(input, source, destination, 'destination');
+    const { paymentRail } = input.destination;
+    checkRailOf(destination.account_type, paymentRail, 'destination.paymentRail');
     return newTransaction(scope, scopeNowMs(ctx, scope), {
       ...draft(input, source.currency),
       ...owner,
@@ -169,23 +169,23 @@ function transferOut(
       destination: JSON.stringify({
         destinationType: 'ACCOUNT',
         accountId: destination.id,
+        ...(paymentRail ? { paymentRail } : {}),
         currency: destination.currency,
       }),
       source_account_id: source.id,
       destination_account_id: destination.id,
+      remittance_information: input.remittanceInformation ?? null,
+      counterparty_information: input.purposeOfPayment
+        ? JSON.stringify({ PURPOSE_OF_PAYMENT: input.purposeOfPayment })
+        : null,
       outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier))),
     });
   });
 }
 
-function transferIn(
-  deps: TransferDeps,
-  scope: Scope,
-  input: TransferInput,
-  idempotencyKey?: string,
-): Promise<Stored<Transaction>> {
+function transferIn(deps: TransferDeps, scope: Scope, input: TransferInput): Promise<Transaction> {
   const { ctx, externalAccounts } = deps;
-  return create(deps, scope, 'transfer-in', idempotencyKey, input, async (trx) => {
+  return create(deps, scope, async (trx) => {
     const source = await externalAccounts.requireUsableExternalAccount(
       trx,
       scope,

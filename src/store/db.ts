@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,48 @@ import { migrations } from './migrations/index.ts';
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
+
+/**
+ * A transaction that every store.tx inside `withinTransaction` joins, as a savepoint: the idempotency
+ * layer stores a request's answer in the same database transaction as everything the request did.
+ * `open` turns false when the outer work ends, so work that outlives it never joins a finished transaction.
+ */
+const ambient = new AsyncLocalStorage<{ trx: Tx; open: boolean }>();
+let savepoints = 0;
+
+export async function withinTransaction<T>(trx: Tx, fn: () => Promise<T>): Promise<T> {
+  const frame = { trx, open: true };
+  try {
+    return await ambient.run(frame, fn);
+  } finally {
+    frame.open = false;
+  }
+}
+
+/** Runs fn outside any ambient transaction (the job worker: its passes are never part of a request's). */
+export function detached<T>(fn: () => T): T {
+  return ambient.exit(fn);
+}
+
+async function joinAmbient<T>(trx: Tx, fn: (trx: Tx) => Promise<T>): Promise<T> {
+  const name = sql.raw(`nested_${++savepoints}`);
+  await sql`savepoint ${name}`.execute(trx);
+  try {
+    const value = await fn(trx);
+    await sql`release savepoint ${name}`.execute(trx);
+    return value;
+  } catch (err) {
+    await sql`rollback to savepoint ${name}`.execute(trx);
+    await sql`release savepoint ${name}`.execute(trx);
+    throw err;
+  }
+}
+
+/** The open ambient transaction, if the caller runs inside one. */
+function joinable(): Tx | undefined {
+  const frame = ambient.getStore();
+  return frame?.open ? frame.trx : undefined;
+}
 
 export interface Store {
   db: Db;
@@ -191,7 +234,7 @@ export function openStore(options: StoreOptions): Store {
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new CachingSqliteDialect(file) });
-  return { ...makeStore(db, 'sqlite'), tx: groupCommit(db) };
+  return makeStore(db, 'sqlite', groupCommit(db));
 }
 
 /** Most logical transactions one physical SQLite commit carries. */
@@ -271,20 +314,30 @@ function groupCommit(db: Db): Store['tx'] {
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 const MAX_TX_ATTEMPTS = 5;
 
-function makeStore(db: Db, engine: Engine): Store {
-  return {
-    db,
-    engine,
-    async tx<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await db.transaction().execute(fn);
-        } catch (err) {
-          const code = (err as { code?: string }).code;
-          if (engine === 'postgres' && code && RETRYABLE_PG_CODES.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-          throw err;
-        }
+function retrying(db: Db, engine: Engine): Store['tx'] {
+  return async (fn) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.transaction().execute(fn);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (engine === 'postgres' && code && RETRYABLE_PG_CODES.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
+        throw err;
       }
+    }
+  };
+}
+
+function makeStore(db: Db, engine: Engine, tx: Store['tx'] = retrying(db, engine)): Store {
+  return {
+    /** Inside an ambient transaction, reads see what that transaction wrote: they go through it. */
+    get db() {
+      return joinable() ?? db;
+    },
+    engine,
+    tx: (fn) => {
+      const outer = joinable();
+      return outer ? joinAmbient(outer, fn) : tx(fn);
     },
     async ping() {
       await sql`select 1`.execute(db);

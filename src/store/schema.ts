@@ -189,6 +189,8 @@ export interface ExternalAccountsTable {
   /** The holder's name as the rail returned it, when it returned one. */
   beneficiary_verified_name: string | null;
   crypto_network: string | null;
+  /** FIRST_PARTY (the customer's own account) or THIRD_PARTY, as the platform declared it. */
+  ownership_type: string | null;
   created_at: bigint;
   updated_at: bigint;
 }
@@ -230,6 +232,10 @@ export interface TransactionsTable {
   failure_reason: string | null;
   /** JSON: why an incoming payment was rejected or failed (domain/incoming-payments FailureDetails). */
   failure_details: string | null;
+  /** Free text that travels with the payment to the recipient (at most 80 characters). */
+  remittance_information: string | null;
+  /** When the platform confirmed the customer got the receipt (POST /transactions/{id}/confirm). */
+  receipt_delivery_confirmed_at: bigint | null;
   /** JSON refund object, once a refund began. */
   refund: string | null;
   settled_at: bigint | null;

@@ -25,7 +25,7 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
     assert.equal(viaCustomers.status, 201);
     assert.equal(viaCustomers.body.customerId, null);
     const list = await a.api.get('/platform/external-accounts');
-    assert.deepEqual(Object.keys(list.body), ['data']);
+    assert.deepEqual(Object.keys(list.body), ['data', 'hasMore', 'totalCount']);
     assert.deepEqual(
       list.body.data.map((x: any) => x.id),
       [viaPlatform.body.id, viaCustomers.body.id],
@@ -119,7 +119,8 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
       true,
     );
     // Deleting the default gives up the flag.
-    const removed = await a.api.delete(`/customers/external-accounts/${second.body.id}`);
+    assert.equal((await a.api.delete(`/customers/external-accounts/${second.body.id}`)).status, 204);
+    const removed = await a.api.get(`/customers/external-accounts/${second.body.id}`);
     assert.deepEqual([removed.body.status, removed.body.defaultUmaDepositAccount], ['INACTIVE', false]);
     // A platform account cannot be a customer's default.
     const platformDefault = await a.api.post('/customers/external-accounts', {
@@ -243,17 +244,16 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
       'raw or percent-encoded ids',
     );
 
-    const removed = await a.api.delete(`/customers/external-accounts/${acct.id}`);
-    assert.equal(removed.status, 200);
+    const deleted = await a.api.delete(`/customers/external-accounts/${acct.id}`);
+    assert.deepEqual([deleted.status, deleted.body], [204, undefined], 'no content, as the contract answers');
+    const removed = await a.api.get(`/customers/external-accounts/${acct.id}`);
     assert.equal(removed.body.status, 'INACTIVE');
     assert.deepEqual({ ...removed.body, status: acct.status, updatedAt: acct.updatedAt }, acct);
-    assert.equal((await a.api.get(`/customers/external-accounts/${acct.id}`)).body.status, 'INACTIVE');
-    const twice = await a.api.delete(`/customers/external-accounts/${acct.id}`);
-    assert.deepEqual(
-      [twice.status, twice.body.status, twice.body.updatedAt],
-      [200, 'INACTIVE', removed.body.updatedAt],
-    );
-    assert.equal((await a.api.delete(`/platform/external-accounts/${plat.id}`)).body.status, 'INACTIVE');
+    assert.equal((await a.api.delete(`/customers/external-accounts/${acct.id}`)).status, 204, 'again: unchanged');
+    const twice = await a.api.get(`/customers/external-accounts/${acct.id}`);
+    assert.deepEqual([twice.body.status, twice.body.updatedAt], ['INACTIVE', removed.body.updatedAt]);
+    assert.equal((await a.api.delete(`/platform/external-accounts/${plat.id}`)).status, 204);
+    assert.equal((await a.api.get(`/platform/external-accounts/${plat.id}`)).body.status, 'INACTIVE');
     const list = await a.api.get(`/customers/external-accounts?customerId=${encodeURIComponent(cust)}`);
     assert.equal(list.body.data[0].status, 'INACTIVE', 'never erased');
     assert.equal(

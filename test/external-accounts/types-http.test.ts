@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { ACCOUNT_TYPE_NAMES, type AccountType } from '../../src/domain/account-types.ts';
+import { ACCOUNT_TYPE_NAMES, accountTypeRule, type AccountType } from '../../src/domain/account-types.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import {
   BUILD,
@@ -55,8 +55,11 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       assert.equal(a.customerId, customerId);
       assert.equal(a.platformAccountId, `pa-${type}`);
       assert.equal(a.defaultUmaDepositAccount, false);
-      // The echo is exactly what was sent (extra fields like bankName included), plus the discriminators.
-      assert.deepEqual(a.accountInfo, req.accountInfo);
+      // The echo is exactly what was sent (extra fields like bankName included), plus the discriminators
+      // and, when none were sent, the rails the type runs on.
+      const rails = accountTypeRule(type)?.paymentRails ?? [];
+      const defaults = rails.length > 0 && !('paymentRails' in req.accountInfo) ? { paymentRails: [...rails] } : {};
+      assert.deepEqual(a.accountInfo, { ...req.accountInfo, ...defaults });
       const needsName = 'beneficiary' in req.accountInfo;
       // Suffix 000 is "any other": MATCHED for every type, with the name spelled only when there is one.
       assert.equal(a.beneficiaryVerificationStatus, 'MATCHED');

@@ -152,7 +152,7 @@ describe('transfers without a quote', () => {
       404,
     );
     // An INACTIVE account takes no money.
-    assert.equal((await p.api.delete(`/customers/external-accounts/${usd}`)).status, 200);
+    assert.equal((await p.api.delete(`/customers/external-accounts/${usd}`)).status, 204);
     const inactive = await p.api.post('/transfer-out', {
       source: { accountId },
       destination: { accountId: usd },

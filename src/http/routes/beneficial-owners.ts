@@ -1,4 +1,4 @@
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import {
   BeneficialOwner,
@@ -13,14 +13,14 @@ export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services)
   const tags = ['Beneficial owners'];
   const params = IdParam('beneficialOwnerId', 'BeneficialOwner');
   api.post('/beneficial-owners', {
-    config: { permission: 'MANAGE' },
+    config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
       summary: 'Add a beneficial owner to a business customer',
       body: BeneficialOwnerCreate,
       response: { 201: BeneficialOwner, ...errors(400, 401, 403, 404, 410) },
     },
-    handler: async (req, reply) => reply.status(201).send(await beneficialOwners.create(req.principal, req.body)),
+    handler: async (req, reply) => created(reply, await beneficialOwners.create(req.principal, req.body)),
   });
   api.get('/beneficial-owners', {
     config: { permission: 'VIEW' },

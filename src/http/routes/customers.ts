@@ -1,4 +1,4 @@
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from '../schemas/customers.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
@@ -8,14 +8,14 @@ export function customerRoutes(api: Http, { customers }: Services): void {
   const tags = ['Customers'];
   const params = IdParam('customerId', 'Customer');
   api.post('/customers', {
-    config: { permission: 'MANAGE' },
+    config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
       summary: 'Create a customer and its internal accounts',
       body: CustomerCreate,
       response: { 201: Customer, ...errors(400, 401, 403, 409) },
     },
-    handler: async (req, reply) => reply.status(201).send(await customers.create(req.principal, req.body)),
+    handler: async (req, reply) => created(reply, await customers.create(req.principal, req.body)),
   });
   api.get('/customers', {
     config: { permission: 'VIEW' },

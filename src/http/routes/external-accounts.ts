@@ -1,4 +1,5 @@
-import type { Http } from '../http.ts';
+import { Type } from '@sinclair/typebox';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import type { AccountView } from '../../services/external-accounts.ts';
 import {
@@ -8,22 +9,26 @@ import {
   PlatformExternalAccountCreate,
   PlatformExternalAccountQuery,
 } from '../schemas/external-accounts.ts';
-import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
+import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
+
+// The specification lists the platform's accounts at once, the newest contract pages them: without
+// `limit`, one page holds this many.
+const UNPAGED = 1000;
 
 export function externalAccountRoutes(api: Http, { externalAccounts }: Services): void {
   const tags = ['External accounts'];
   const params = IdParam('externalAccountId', 'ExternalAccount');
 
   api.post('/customers/external-accounts', {
-    config: { permission: 'MANAGE' },
+    config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
       summary: 'Create an external account for a customer (or, without customerId, for the platform)',
       body: ExternalAccountCreate,
       response: { 201: ExternalAccount, ...errors(400, 401, 403, 404, 409, 410, 500) },
     },
-    handler: async (req, reply) => reply.status(201).send(await externalAccounts.create(req.principal, req.body)),
+    handler: async (req, reply) => created(reply, await externalAccounts.create(req.principal, req.body)),
   });
   api.get('/customers/external-accounts', {
     config: { permission: 'VIEW' },
@@ -36,7 +41,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
     handler: async (req) => externalAccounts.listCustomerAccounts(req.principal, req.query, pageOf(req.query, 'asc')),
   });
   api.post('/platform/external-accounts', {
-    config: { permission: 'MANAGE' },
+    config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
       summary: 'Create an external account for the platform',
@@ -44,7 +49,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
       response: { 201: ExternalAccount, ...errors(400, 401, 403, 409, 500) },
     },
     handler: async (req, reply) =>
-      reply.status(201).send(await externalAccounts.create(req.principal, { ...req.body, customerId: null })),
+      created(reply, await externalAccounts.create(req.principal, { ...req.body, customerId: null })),
   });
   api.get('/platform/external-accounts', {
     config: { permission: 'VIEW' },
@@ -52,9 +57,10 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
       tags,
       summary: "List the platform's external accounts",
       querystring: PlatformExternalAccountQuery,
-      response: { 200: DataList(ExternalAccount), ...errors(400, 401, 403) },
+      response: { 200: Paginated(ExternalAccount), ...errors(400, 401, 403) },
     },
-    handler: async (req) => ({ data: await externalAccounts.listPlatformAccounts(req.principal, req.query) }),
+    handler: async (req) =>
+      externalAccounts.listPlatformAccounts(req.principal, req.query, pageOf(req.query, 'asc', UNPAGED)),
   });
 
   // The customer paths answer for any account in scope (POST there creates platform accounts too);
@@ -80,9 +86,12 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
         tags,
         summary: 'Deactivate an external account (kept as INACTIVE, never erased)',
         params,
-        response: { 200: ExternalAccount, ...errors(401, 403, 404) },
+        response: { 204: Type.Null({ description: 'Deactivated (or already inactive)' }), ...errors(401, 403, 404) },
       },
-      handler: async (req) => externalAccounts.remove(req.principal, req.params.externalAccountId, view),
+      handler: async (req, reply) => {
+        await externalAccounts.remove(req.principal, req.params.externalAccountId, view);
+        return reply.status(204).send();
+      },
     });
   }
 }

@@ -32,7 +32,7 @@ export function internalAccountRoutes(api: Http, { internalAccounts }: Services)
     handler: async (req) => ({ data: await internalAccounts.listPlatformAccounts(req.principal, req.query) }),
   });
   api.post('/sandbox/internal-accounts/:accountId/fund', {
-    config: { permission: 'TRANSACT', sandboxOnly: true },
+    config: { permission: 'TRANSACT', sandboxOnly: true, idempotent: true },
     schema: {
       tags: ['Sandbox'],
       summary: 'Credit an internal account in the sandbox (a ledger entry against the settlement account)',

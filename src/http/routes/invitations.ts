@@ -1,4 +1,4 @@
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { Invitation, InvitationClaim, InvitationCodeParam, InvitationCreate } from '../schemas/invitations.ts';
 import { errors } from '../schemas/common.ts';
@@ -8,14 +8,14 @@ export function invitationRoutes(api: Http, { invitations }: Services): void {
   const params = InvitationCodeParam;
   // Creating and cancelling a send-by-link invitation is part of making a payment: TRANSACT, like claiming.
   api.post('/invitations', {
-    config: { permission: 'TRANSACT' },
+    config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
       summary: "Invite someone to claim a payment link from one of the platform's customers",
       body: InvitationCreate,
       response: { 201: Invitation, ...errors(400, 401, 403) },
     },
-    handler: async (req, reply) => reply.status(201).send(await invitations.create(req.principal, req.body)),
+    handler: async (req, reply) => created(reply, await invitations.create(req.principal, req.body)),
   });
   api.get('/invitations/:invitationCode', {
     config: { permission: 'VIEW' },

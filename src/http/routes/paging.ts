@@ -3,8 +3,9 @@ import type { PageRequest, SortOrder } from '../../domain/paging.ts';
 export function pageOf(
   query: { limit?: number | undefined; cursor?: string | undefined },
   order: SortOrder,
+  defaultLimit = 20,
 ): PageRequest {
-  return { limit: query.limit ?? 20, cursor: query.cursor, order };
+  return { limit: query.limit ?? defaultLimit, cursor: query.cursor, order };
 }
 
 /** Query timestamps were already checked as RFC 3339 by the schema. */

@@ -1,4 +1,4 @@
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ExchangeRate, ExchangeRateQuery, Quote, QuoteCreate, QuoteListQuery, SandboxSend } from '../schemas/quotes.ts';
@@ -19,14 +19,14 @@ export function quoteRoutes(api: Http, { quotes, rates }: Services): void {
     handler: async (req) => rates.list(req.principal, req.query),
   });
   api.post('/quotes', {
-    config: { permission: 'TRANSACT' },
+    config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
       summary: 'Lock a rate and fees for a payment; creates its PENDING transaction',
       body: QuoteCreate,
       response: { 201: Quote, ...errors(400, 401, 403, 404, 409, 501) },
     },
-    handler: async (req, reply) => reply.status(201).send(await quotes.create(req.principal, req.body)),
+    handler: async (req, reply) => created(reply, await quotes.create(req.principal, req.body)),
   });
   api.get('/quotes', {
     config: { permission: 'VIEW' },
@@ -51,7 +51,7 @@ export function quoteRoutes(api: Http, { quotes, rates }: Services): void {
     handler: async (req) => quotes.get(req.principal, req.params.quoteId),
   });
   api.post('/quotes/:quoteId/execute', {
-    config: { permission: 'TRANSACT' },
+    config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
       summary: 'Run a PENDING quote funded from an account (at most once)',
@@ -61,7 +61,7 @@ export function quoteRoutes(api: Http, { quotes, rates }: Services): void {
     handler: async (req) => quotes.execute(req.principal, req.params.quoteId),
   });
   api.post('/sandbox/send', {
-    config: { permission: 'TRANSACT', sandboxOnly: true },
+    config: { permission: 'TRANSACT', sandboxOnly: true, idempotent: true },
     schema: {
       tags: ['Sandbox'],
       summary: "Simulate the payer's funds arriving for a REALTIME_FUNDING quote",

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { ApiToken, TokenCreate, TokenListQuery } from '../schemas/tokens.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
@@ -8,7 +8,7 @@ import { ms, pageOf } from './paging.ts';
 export function tokenRoutes(api: Http, { tokens }: Services): void {
   const tags = ['Tokens'];
   api.post('/tokens', {
-    config: { permission: 'MANAGE' },
+    config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
       summary: 'Create an API token (its secret is shown once)',
@@ -16,7 +16,7 @@ export function tokenRoutes(api: Http, { tokens }: Services): void {
       response: { 201: ApiToken, ...errors(400, 401, 403) },
     },
     handler: async (req, reply) =>
-      reply.status(201).send(await tokens.create(req.principal, req.body.name, req.body.permissions)),
+      created(reply, await tokens.create(req.principal, req.body.name, req.body.permissions)),
   });
   api.get('/tokens', {
     config: { permission: 'VIEW' },

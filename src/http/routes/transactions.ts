@@ -1,13 +1,8 @@
-import { Type } from '@sinclair/typebox';
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
-import { Transaction, TransactionListQuery, TransferRequest } from '../schemas/transactions.ts';
+import { Transaction, TransactionListQuery, TransferOutRequest, TransferRequest } from '../schemas/transactions.ts';
 import { ms, pageOf } from './paging.ts';
-
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-});
 
 export function transactionRoutes(api: Http, { transactions, transfers }: Services): void {
   const tags = ['Transactions'];
@@ -38,32 +33,28 @@ export function transactionRoutes(api: Http, { transactions, transfers }: Servic
     },
     handler: async (req) => transactions.get(req.principal, req.params.transactionId),
   });
-  const transferRoutes = [
-    {
-      path: '/transfer-out',
+  api.post('/transfer-out', {
+    config: { permission: 'TRANSACT', idempotent: true },
+    schema: {
+      tags,
       summary: 'Send from an internal account to an external account in the same currency',
-      run: transfers.transferOut,
+      body: TransferOutRequest,
+      response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
     },
-    {
-      path: '/transfer-in',
+    handler: async (req, reply) => {
+      return created(reply, await transfers.transferOut(req.principal, req.body));
+    },
+  });
+  api.post('/transfer-in', {
+    config: { permission: 'TRANSACT', idempotent: true },
+    schema: {
+      tags,
       summary: 'Pull from a pullable external account into an internal account in the same currency',
-      run: transfers.transferIn,
+      body: TransferRequest,
+      response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
     },
-  ];
-  for (const { path, summary, run } of transferRoutes) {
-    api.post(path, {
-      config: { permission: 'TRANSACT' },
-      schema: {
-        tags,
-        summary,
-        headers: IdempotencyHeaders,
-        body: TransferRequest,
-        response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
-      },
-      handler: async (req, reply) => {
-        const result = await run(req.principal, req.body, req.headers['idempotency-key']);
-        return reply.status(result.status as 201).send(result.body);
-      },
-    });
-  }
+    handler: async (req, reply) => {
+      return created(reply, await transfers.transferIn(req.principal, req.body));
+    },
+  });
 }

@@ -24,6 +24,27 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const CountryCode = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' });
 export const CalendarDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
 
+export const PURPOSES_OF_PAYMENT = [
+  'GIFT',
+  'SELF',
+  'GOODS_OR_SERVICES',
+  'EDUCATION',
+  'HEALTH_OR_MEDICAL',
+  'REAL_ESTATE_PURCHASE',
+  'TAX_PAYMENT',
+  'LOAN_PAYMENT',
+  'UTILITY_BILL',
+  'DONATION',
+  'TRAVEL',
+  'FAMILY_SUPPORT',
+  'SALARY_PAYMENT',
+  'OTHER',
+] as const;
+export const PurposeOfPayment = StringEnum(PURPOSES_OF_PAYMENT);
+
+/** Free text that travels with a payment to its recipient (ACH addenda, wire OBI, RTP/FedNow remittance). */
+export const RemittanceInformation = Type.String({ minLength: 1, maxLength: 80 });
+
 export const ErrorBody = Type.Object({
   status: Type.Integer({ description: 'Same as the HTTP status' }),
   code: Type.String(),

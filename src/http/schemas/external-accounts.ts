@@ -14,6 +14,10 @@ const PlatformAccountId = Type.String({
   description: "The platform's own identifier for the account",
 });
 
+const OwnershipType = StringEnum(['FIRST_PARTY', 'THIRD_PARTY'], {
+  description: "Whether the account is the holder's own (FIRST_PARTY) or someone else's (THIRD_PARTY)",
+});
+
 const AccountInfoInput = Type.Object(
   { accountType: Type.String({ minLength: 1, maxLength: 64, description: `One of ${ACCOUNT_TYPE_NAMES.join(', ')}` }) },
   {
@@ -33,6 +37,7 @@ export const ExternalAccountCreate = Type.Object({
   currency: CurrencyCode,
   platformAccountId: Type.Optional(PlatformAccountId),
   defaultUmaDepositAccount: Type.Optional(Type.Boolean({ description: "Replaces the customer's previous default" })),
+  ownershipType: Type.Optional(OwnershipType),
   cryptoNetwork: Type.Optional(
     Type.String({
       minLength: 1,
@@ -71,6 +76,7 @@ export const ExternalAccount = Type.Object(
     beneficiaryVerificationStatus: StringEnum(VERIFICATION_STATUSES),
     beneficiaryVerifiedData: Type.Optional(Type.Object({ fullName: Type.String() }, { additionalProperties: false })),
     cryptoNetwork: Type.Optional(Type.String()),
+    ownershipType: Type.Optional(OwnershipType),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -83,4 +89,8 @@ export const CustomerExternalAccountQuery = Type.Object({
   customerId: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-export const PlatformExternalAccountQuery = Type.Object({ currency: Type.Optional(CurrencyCode) });
+export const PlatformExternalAccountQuery = Type.Object({
+  currency: Type.Optional(CurrencyCode),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  cursor: PageQuery.cursor,
+});

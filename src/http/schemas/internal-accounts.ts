@@ -1,11 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { CurrencyAmount, CurrencyCode, PageQuery, PositiveAmount, Timestamp } from './common.ts';
+import { CurrencyAmount, CurrencyCode, PageQuery, PositiveAmount, StringEnum, Timestamp } from './common.ts';
 
 export const InternalAccount = Type.Object(
   {
     id: Type.String(),
     customerId: Type.Optional(Type.String()),
+    type: StringEnum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO']),
+    status: StringEnum(['ACTIVE']),
     balance: CurrencyAmount,
+    totalBalance: CurrencyAmount,
     fundingPaymentInstructions: Type.Array(Type.Object({}, { additionalProperties: true })),
     createdAt: Timestamp,
     updatedAt: Timestamp,

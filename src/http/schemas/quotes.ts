@@ -1,21 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Currency, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { Currency, PageQuery, PurposeOfPayment, RemittanceInformation, StringEnum, Timestamp } from './common.ts';
 import { PaymentInstructions, RateDetails, TransactionStatus } from './transactions.ts';
-
-export const PURPOSES_OF_PAYMENT = [
-  'GIFT',
-  'SELF',
-  'GOODS_OR_SERVICES',
-  'EDUCATION',
-  'HEALTH_OR_MEDICAL',
-  'REAL_ESTATE_PURCHASE',
-  'TAX_PAYMENT',
-  'LOAN_PAYMENT',
-  'UTILITY_BILL',
-  'DONATION',
-  'TRAVEL',
-  'OTHER',
-] as const;
 
 /**
  * One object per side with a discriminator, checked field by field in the service: a missing accountId
@@ -38,6 +23,9 @@ export const QuoteDestinationInput = Type.Object({
   externalAccountDetails: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });
 
+/** Strong customer authentication applies in no region this service serves: accepted, never asked for. */
+export const ScaFactor = StringEnum(['SMS_OTP', 'TOTP', 'PASSKEY'], { description: 'Accepted and ignored' });
+
 export const QuoteCreate = Type.Object({
   source: QuoteSourceInput,
   destination: QuoteDestinationInput,
@@ -46,7 +34,18 @@ export const QuoteCreate = Type.Object({
   lookupId: Type.Optional(Type.String({ maxLength: 200 })),
   immediatelyExecute: Type.Optional(Type.Boolean()),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
-  purposeOfPayment: Type.Optional(StringEnum(PURPOSES_OF_PAYMENT)),
+  purposeOfPayment: Type.Optional(PurposeOfPayment),
+  remittanceInformation: Type.Optional(RemittanceInformation),
+  platformFeeOverride: Type.Optional(
+    Type.Object(
+      {
+        platformFixedFee: Type.Object({ amount: Type.Integer({ minimum: 0 }), currency: Type.String() }),
+        platformVariableFeeBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
+      },
+      { description: 'Accepted and ignored: this service charges no platform fee of its own to override' },
+    ),
+  ),
+  scaFactor: Type.Optional(ScaFactor),
   senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });
 

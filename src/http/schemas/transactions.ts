@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { CurrencyAmount, PageQuery, SortOrder, StringEnum, Timestamp } from './common.ts';
+import {
+  CurrencyAmount,
+  PageQuery,
+  PurposeOfPayment,
+  RemittanceInformation,
+  SortOrder,
+  StringEnum,
+  Timestamp,
+} from './common.ts';
 
 export const TransactionStatus = StringEnum([
   'CREATED',
@@ -83,6 +91,7 @@ export const Transaction = Type.Object(
     id: Type.String(),
     status: TransactionStatus,
     type: StringEnum(['OUTGOING', 'INCOMING']),
+    direction: StringEnum(['DEBIT', 'CREDIT']),
     source: TransactionSource,
     destination: TransactionDestination,
     customerId: Type.Optional(Type.String()),
@@ -105,6 +114,8 @@ export const Transaction = Type.Object(
     updatedAt: Timestamp,
     senderUmaAddress: Type.Optional(Type.String()),
     receiverUmaAddress: Type.Optional(Type.String()),
+    remittanceInformation: Type.Optional(Type.String()),
+    receiptDeliveryConfirmedAt: Type.Optional(Timestamp),
   },
   { additionalProperties: false },
 );
@@ -134,6 +145,16 @@ export const TransferRequest = Type.Object({
   destination: AccountRef,
   amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+
+export const TransferOutRequest = Type.Object({
+  ...TransferRequest.properties,
+  destination: Type.Object({
+    ...AccountRef.properties,
+    paymentRail: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "One of the account's rails" })),
+  }),
+  remittanceInformation: Type.Optional(RemittanceInformation),
+  purposeOfPayment: Type.Optional(PurposeOfPayment),
 });
 
 const UmaAddress = Type.String({ minLength: 3, maxLength: 200 });

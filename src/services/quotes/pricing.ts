@@ -136,6 +136,7 @@ export function transactionDraft(q: PricedQuote, outcome: Outcome): TransactionD
     rate_details: q.rateDetails,
     quote_id: q.quoteId,
     description: q.input.description ?? null,
+    remittance_information: q.input.remittanceInformation ?? null,
     reference: q.reference,
     payment_instructions: q.paymentInstructions,
     counterparty_information: q.counterparty,

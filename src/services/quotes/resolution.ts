@@ -1,7 +1,7 @@
 // The two ends of a quote: who pays from where (the source) and who receives where (the destination),
 // resolved against customers and external accounts, with the rail outcome the destination implies.
 import { present } from '../../domain/assert.ts';
-import { accountTypeRule } from '../../domain/account-types.ts';
+import { checkRailOf } from '../../domain/account-types.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { isSupportedCurrency } from '../../domain/currencies.ts';
 import { isUmaAddress } from '../../domain/uma.ts';
@@ -137,13 +137,7 @@ function accountDestination(
   echo: Record<string, string>,
   paymentRail: string | undefined,
 ): ResolvedDestination {
-  if (paymentRail !== undefined && !(accountTypeRule(account.account_type)?.paymentRails ?? []).includes(paymentRail)) {
-    throw invalidInput(
-      'destination.paymentRail',
-      `${paymentRail} is not a rail ${account.account_type} accounts support`,
-      'paymentRail',
-    );
-  }
+  checkRailOf(account.account_type, paymentRail, 'destination.paymentRail');
   return {
     echo: { ...echo, accountId: account.id, ...(paymentRail ? { paymentRail } : {}), currency: account.currency },
     currency: account.currency,

@@ -121,6 +121,8 @@ export function newTransaction(scope: Scope, nowMs: number, draft: TransactionDr
     counterparty_information: null,
     failure_reason: null,
     failure_details: null,
+    remittance_information: null,
+    receipt_delivery_confirmed_at: null,
     refund: null,
     settled_at: null,
     created_at: now,

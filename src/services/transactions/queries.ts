@@ -18,6 +18,8 @@ export function toTransaction(row: TransactionsTable): Transaction {
     id: row.id,
     status: row.status,
     type: row.type,
+    // From the platform's side: an outgoing payment debits its books, an incoming one credits them.
+    direction: row.type === 'OUTGOING' ? 'DEBIT' : 'CREDIT',
     source: JSON.parse(row.source),
     destination: JSON.parse(row.destination),
     sentAmount: { amount: Number(row.sent_amount), currency: currency(row.sent_currency) },
@@ -41,6 +43,9 @@ export function toTransaction(row: TransactionsTable): Transaction {
   if (row.receiver_uma_address !== null) tx.receiverUmaAddress = row.receiver_uma_address;
   if (row.type === 'INCOMING' && row.reference !== null) tx.reconciliationInstructions = { reference: row.reference };
   if (row.failure_details !== null) tx.failureDetails = JSON.parse(row.failure_details);
+  if (row.remittance_information !== null) tx.remittanceInformation = row.remittance_information;
+  if (row.receipt_delivery_confirmed_at !== null)
+    tx.receiptDeliveryConfirmedAt = iso(row.receipt_delivery_confirmed_at);
   return tx;
 }
 
