@@ -222,7 +222,7 @@ async function benchEngine(label: string, env: Record<string, string>): Promise<
       destination: { accountId: payer.destination },
       amount: 1,
     });
-    return r.status === "PENDING";
+    return r.status === 'PENDING';
   });
   await direct.store.close();
 

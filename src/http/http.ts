@@ -13,3 +13,8 @@ export function created<T>(reply: FastifyReply, body: T): T {
   reply.status(201);
   return body;
 }
+
+/** preValidation for routes whose body the public API makes optional: no body at all means {}. */
+export async function emptyBodyIsObject(req: { body: unknown }): Promise<void> {
+  req.body ??= {};
+}

@@ -28,7 +28,7 @@ function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
     removeAdditional: false,
-    allErrors: false,
+    allErrors: true,
     strict: false,
   });
   addFormats.default(ajv);
@@ -63,24 +63,30 @@ export function toErrorBody(err: FastifyError | AppError | Error): {
   details?: Record<string, unknown>;
 } {
   if (err instanceof AppError) {
-    return {
-      status: err.status,
-      code: err.code,
-      message: err.message,
-      ...(err.details ? { details: err.details } : {}),
-    };
+    const { details } = err;
+    // A 400 always lists its invalid fields in details.errors, even when the rules stopped at the first.
+    const listed =
+      err.status === 400 && details && typeof details.field === 'string' && !details.errors
+        ? { ...details, errors: [{ field: details.field, rule: details.rule ?? 'invalid', message: err.message }] }
+        : details;
+    return { status: err.status, code: err.code, message: err.message, ...(listed ? { details: listed } : {}) };
   }
   const fe = err as FastifyError;
   if (fe.validation && fe.validation.length > 0) {
+    // Every invalid field, so a client fixes them in one round; the first also as details.field and rule.
+    const errors = fe.validation.map((e) => {
+      const field = fieldOf(e as ErrorObject, fe.validationContext);
+      return { field, rule: e.keyword, message: `${field} ${e.message ?? 'is invalid'}` };
+    });
     const first = fe.validation[0] as ErrorObject;
-    const field = fieldOf(first, fe.validationContext);
+    const { field, rule, message } = errors[0]!;
     const allowed =
       first.params && 'allowedValues' in first.params ? { allowedValues: first.params.allowedValues } : {};
     return {
       status: 400,
       code: 'INVALID_INPUT',
-      message: `${field} ${first.message ?? 'is invalid'}`,
-      details: { field, rule: first.keyword, location: fe.validationContext ?? 'body', ...allowed },
+      message,
+      details: { field, rule, location: fe.validationContext ?? 'body', ...allowed, errors },
     };
   }
   if (

@@ -48,6 +48,7 @@ function pickBranchesByDiscriminator(value: unknown): unknown {
   delete node.oneOf;
   const branches = Object.entries(mapping).map(([tag, ref]) => ({
     if: { properties: { [name]: { const: tag } }, required: [name] },
+    // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's keyword, never awaited
     then: { $ref: ref },
   }));
   node.allOf = [

@@ -51,7 +51,7 @@ describe('Idempotency-Key', () => {
     assert.deepEqual(missing, [], 'routes without Idempotency-Key');
   });
 
-  it('50 concurrent transfer-outs with one key against a balance for one: one payment, 50 identical answers', async () => {
+  it('50 concurrent transfer-outs, one key, a balance for one: one payment, 50 identical answers', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 300);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
     const body = { source: { accountId }, destination: { accountId: destination }, amount: 300 };

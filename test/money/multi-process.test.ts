@@ -81,4 +81,23 @@ describe('two server processes on one PostgreSQL database', {
     assert.equal(results.filter((r) => r.status === 409).length, 49);
     assert.equal(await balance(p, customerId), 40_000);
   });
+
+  it('50 transfer-outs with one Idempotency-Key over both: one payment, one stored answer', async () => {
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 500);
+    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+    const apis = processes.map((s) => client(s.baseUrl, p.sandbox));
+    const body = { source: { accountId }, destination: { accountId: destination }, amount: 500 };
+    const headers = { 'idempotency-key': `two-processes-${customerId}` };
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => apis[i % 2]!.post('/transfer-out', body, headers)),
+    );
+    assert.deepEqual(
+      [...new Set(results.map((r) => r.status))],
+      [201],
+      'no INSUFFICIENT_BALANCE: all replay the first',
+    );
+    assert.equal(new Set(results.map((r) => r.body.id)).size, 1, 'one transaction');
+    assert.equal(results.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 49);
+    assert.equal(await balance(p, customerId), 0, 'debited once');
+  });
 });

@@ -1,6 +1,13 @@
 import { after, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, createTestDatabase, startServer, type TestDatabase } from '../helpers/harness.ts';
+import {
+  client,
+  createTestDatabase,
+  startServer,
+  type TestDatabase,
+  type TestPlatform,
+  type TestServer,
+} from '../helpers/harness.ts';
 import { eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
 import { runCli, runCliOk } from '../helpers/processes.ts';
 
@@ -144,6 +151,7 @@ describe('durability and the production connector', () => {
       ).body;
       await runDueJobs(server);
       assert.equal((await p.prod.get(`/transactions/${payout.id}`)).body.status, 'PROCESSING');
+      await cancelHeldPayout(server, p, usd.id, bank.body.id);
       const freeText = await runCli(['transactions', 'fail', payout.id, '--reason', 'the bank said no'], env);
       assert.equal(freeText.code, 2, 'only public failure reasons');
       assert.match(freeText.stderr, /--reason must be one of .*INVALID_BANK_ACCOUNT/);
@@ -174,3 +182,19 @@ describe('durability and the production connector', () => {
     }
   });
 });
+
+/** Held by the production connector and not settled: the platform may still cancel a payout. */
+async function cancelHeldPayout(server: TestServer, p: TestPlatform, from: string, to: string): Promise<void> {
+  const held = (
+    await p.prod.post('/transfer-out', { source: { accountId: from }, destination: { accountId: to }, amount: 1_000 })
+  ).body;
+  await runDueJobs(server);
+  assert.equal((await p.prod.get(`/transactions/${held.id}`)).body.status, 'PROCESSING');
+  const cancelled = await p.prod.post(`/transactions/${held.id}/cancel`, { reason: 'REQUESTED_AFTER_HOURS' });
+  assert.deepEqual(
+    [cancelled.status, cancelled.body.status, cancelled.body.refund?.status, cancelled.body.refund?.reason],
+    [200, 'FAILED', 'COMPLETED', 'USER_CANCELLATION'],
+  );
+  const late = await p.prod.post(`/transactions/${held.id}/cancel`);
+  assert.deepEqual([late.status, late.body.code], [409, 'TRANSACTION_NOT_CANCELLABLE']);
+}

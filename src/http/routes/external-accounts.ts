@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import type { AccountView } from '../../services/external-accounts.ts';
+import type { Scope } from '../../context.ts';
 import {
   CustomerExternalAccountQuery,
   ExternalAccount,
@@ -16,9 +17,18 @@ import { pageOf } from './paging.ts';
 // `limit`, one page holds this many.
 const UNPAGED = 1000;
 
+/** DELETE answers no content: the account stays, INACTIVE. */
+function deactivator(externalAccounts: Services['externalAccounts']) {
+  return async (id: string, scope: Scope, view: AccountView): Promise<null> => {
+    await externalAccounts.remove(scope, id, view);
+    return null;
+  };
+}
+
 export function externalAccountRoutes(api: Http, { externalAccounts }: Services): void {
   const tags = ['External accounts'];
   const params = IdParam('externalAccountId', 'ExternalAccount');
+  const remove = deactivator(externalAccounts);
 
   api.post('/customers/external-accounts', {
     config: { permission: 'MANAGE', idempotent: true },
@@ -63,8 +73,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
       externalAccounts.listPlatformAccounts(req.principal, req.query, pageOf(req.query, 'asc', UNPAGED)),
   });
 
-  // The customer paths answer for any account in scope (POST there creates platform accounts too);
-  // the platform paths only for the platform's own.
+  // The customer paths answer for any account in scope, the platform paths only for the platform's own.
   const single: [string, AccountView][] = [
     ['/customers/external-accounts/:externalAccountId', 'any'],
     ['/platform/external-accounts/:externalAccountId', 'platform'],
@@ -88,10 +97,8 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
         params,
         response: { 204: Type.Null({ description: 'Deactivated (or already inactive)' }), ...errors(401, 403, 404) },
       },
-      handler: async (req, reply) => {
-        await externalAccounts.remove(req.principal, req.params.externalAccountId, view);
-        return reply.status(204).send();
-      },
+      handler: async (req, reply) =>
+        reply.status(204).send(await remove(req.params.externalAccountId, req.principal, view)),
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { Http } from '../http.ts';
+import { emptyBodyIsObject, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { errors, IdParam } from '../schemas/common.ts';
 import { ApprovePayment, RejectPayment, SandboxUmaReceive, Transaction } from '../schemas/transactions.ts';
@@ -7,10 +7,6 @@ import { ApprovePayment, RejectPayment, SandboxUmaReceive, Transaction } from '.
 export function incomingPaymentRoutes(api: Http, { incomingPayments }: Services): void {
   const tags = ['Transactions'];
   const params = IdParam('transactionId', 'Transaction');
-  // Both bodies are optional in the public API: no body at all means {}.
-  const emptyBodyIsObject = async (req: { body: unknown }) => {
-    req.body ??= {};
-  };
 
   api.post('/sandbox/uma/receive', {
     config: { permission: 'TRANSACT', sandboxOnly: true },

@@ -12,7 +12,7 @@ import { receiverRoutes } from './receiver.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
 import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
-import { transactionRoutes } from './transactions.ts';
+import { transactionRoutes, transferRoutes } from './transactions.ts';
 import { verificationRoutes } from './verifications.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -24,6 +24,7 @@ export function registerRoutes(api: Http, services: Services): void {
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);
+  transferRoutes(api, services);
   incomingPaymentRoutes(api, services);
   invitationRoutes(api, services);
   beneficialOwnerRoutes(api, services);

@@ -71,6 +71,7 @@ export const Quote = Type.Object(
         paymentRail: Type.Optional(Type.String()),
         umaAddress: Type.Optional(Type.String()),
         currency: Type.Optional(Type.String()),
+        externalAccountDetails: Type.Optional(Type.Object({}, { additionalProperties: true })),
       },
       { additionalProperties: false },
     ),

@@ -134,7 +134,7 @@ export async function resolveSource(
 
 function accountDestination(
   account: ExternalAccountsTable,
-  echo: Record<string, string>,
+  echo: Record<string, unknown>,
   paymentRail: string | undefined,
 ): ResolvedDestination {
   checkRailOf(account.account_type, paymentRail, 'destination.paymentRail');
@@ -191,7 +191,11 @@ export async function resolveDestination(
         created.id,
         'destination.externalAccountDetails',
       );
-      return accountDestination(account, { destinationType: 'EXTERNAL_ACCOUNT_DETAILS' }, input.paymentRail);
+      return accountDestination(
+        account,
+        { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: details },
+        input.paymentRail,
+      );
     }
     case 'UMA_ADDRESS': {
       const umaAddress = required(input.umaAddress, 'destination.umaAddress', 'for a UMA_ADDRESS destination');

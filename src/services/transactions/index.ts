@@ -7,10 +7,20 @@ import type { Funding } from '../../domain/transactions.ts';
 import type { JobWorker } from '../../jobs/worker.ts';
 import type { Tx } from '../../store/db.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
-import type { Ctx, Scope } from '../../context.ts';
+import { scopeNowMs, type Ctx, type Scope } from '../../context.ts';
+import type { Outcome } from '../../rails/sandbox-outcomes.ts';
 import { loadScope } from '../../platforms.ts';
 import { registerTransactionJobs } from './jobs.ts';
-import { complete, type Failure, fail, fund, process, queueProcessing, RAIL_FAILURE } from './lifecycle.ts';
+import {
+  complete,
+  type Failure,
+  fail,
+  fund,
+  moveTransaction,
+  process,
+  queueProcessing,
+  RAIL_FAILURE,
+} from './lifecycle.ts';
 import {
   getTransaction,
   listTransactions,
@@ -52,6 +62,14 @@ export interface TransactionService {
    * events of a rail outcome. Raises TRANSACTION_NOT_FOUND, CONFLICT.
    */
   resolveManually(id: string, result: 'COMPLETE' | 'FAIL', failure?: Failure): Promise<Transaction>;
+  /**
+   * Cancels an outgoing payment not yet handed to its rail (funded and PENDING) or held by the production
+   * connector (PROCESSING, not settled): it fails and is refunded like every failure. Otherwise 409
+   * TRANSACTION_NOT_CANCELLABLE; 404 TRANSACTION_NOT_FOUND.
+   */
+  cancel(scope: Scope, id: string): Promise<Transaction>;
+  /** Records when the customer got the payment's receipt (now, when not given). 404 TRANSACTION_NOT_FOUND. */
+  confirmReceipt(scope: Scope, id: string, atMs: number | undefined): Promise<Transaction>;
 }
 
 export function makeTransactionService(ctx: Ctx, worker: JobWorker): TransactionService {
@@ -66,6 +84,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker): Transaction
     get: (scope, id) => getTransaction(db, scope, id),
     list: (scope, filters, page) => listTransactions(db, scope, filters, page),
     resolveManually: (id, result, failure = RAIL_FAILURE) => resolveManually(ctx, id, result, failure),
+    cancel: (scope, id) => cancel(ctx, scope, id),
+    confirmReceipt: (scope, id, atMs) => confirmReceipt(ctx, scope, id, atMs),
   };
 }
 
@@ -95,5 +115,55 @@ async function resolveManually(
     // The row is locked and PROCESSING, so this process is the one that moves it.
     if (!moved) throw new Error(`transaction ${id} moved under its lock`);
     return toTransaction(moved);
+  });
+}
+
+/** A cancellation is a failure the platform asked for: the contract's fallback reason, refunded. */
+const CANCELLED: Failure = {
+  reason: 'COUNTERPARTY_POST_TX_FAILED',
+  refund: 'COMPLETED',
+  refundReason: 'USER_CANCELLATION',
+};
+
+async function cancel(ctx: Ctx, scope: Scope, id: string): Promise<Transaction> {
+  return ctx.store.tx(async (trx) => {
+    const payment = await loadForUpdate(trx, ctx.store.engine, scope, id);
+    if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+    const held = (JSON.parse(payment.outcome) as Outcome).kind === 'MANUAL';
+    const cancellable =
+      payment.type === 'OUTGOING' &&
+      payment.funding !== null &&
+      (payment.status === 'PENDING' || (payment.status === 'PROCESSING' && held));
+    if (!cancellable)
+      throw new AppError(
+        'TRANSACTION_NOT_CANCELLABLE',
+        `Transaction ${id} is ${payment.status} and ${payment.funding === null ? 'not funded' : 'with its rail'}; ` +
+          'only funded outgoing payments not yet handed to a rail can be cancelled',
+      );
+    // The status path stays the specification's: PENDING → PROCESSING → FAILED, each with its event.
+    const processing =
+      payment.status === 'PENDING' ? await moveTransaction(ctx, trx, scope, payment, { to: 'PROCESSING' }) : payment;
+    const failed = processing && (await fail(ctx, trx, scope, processing, CANCELLED));
+    if (!failed) throw new Error(`transaction ${id} moved under its lock`);
+    return toTransaction(failed);
+  });
+}
+
+async function confirmReceipt(ctx: Ctx, scope: Scope, id: string, atMs: number | undefined): Promise<Transaction> {
+  return ctx.store.tx(async (trx) => {
+    const payment = await loadForUpdate(trx, ctx.store.engine, scope, id);
+    if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+    const now = BigInt(scopeNowMs(ctx, scope));
+    const confirmed = {
+      ...payment,
+      receipt_delivery_confirmed_at: atMs === undefined ? now : BigInt(atMs),
+      updated_at: now,
+    };
+    await trx
+      .updateTable('transactions')
+      .set({ receipt_delivery_confirmed_at: confirmed.receipt_delivery_confirmed_at, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+    return toTransaction(confirmed);
   });
 }

@@ -1,0 +1,74 @@
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import assert from 'node:assert/strict';
+import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { balance, eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
+
+describe('POST /transactions/{id}/cancel and /confirm', () => {
+  let server: TestServer;
+  let p: TestPlatform;
+  before(async () => {
+    // No background worker: a transfer-out stays PENDING (funded, not yet handed to its rail) until drained.
+    server = await startServer({ RUN_WORKERS: 'false' });
+    p = await server.platform();
+  });
+  after(() => server.close());
+
+  async function transferOut(amount: number) {
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 1_000);
+    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: destination },
+      amount,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return { customerId, id: res.body.id as string };
+  }
+
+  it('cancels a payment not yet handed to its rail: FAILED, refunded, one event per status', async () => {
+    const { customerId, id } = await transferOut(400);
+    assert.equal(await balance(p, customerId), 600);
+    const res = await p.api.post(`/transactions/${id}/cancel`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      [res.body.status, res.body.failureReason, res.body.refund.status, res.body.refund.reason],
+      ['FAILED', 'COUNTERPARTY_POST_TX_FAILED', 'COMPLETED', 'USER_CANCELLATION'],
+    );
+    assert.equal(await balance(p, customerId), 1_000, 'the money is back');
+    const types = await eventTypes(server, id);
+    assert.deepEqual(types.slice(0, 3), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.FAILED',
+    ]);
+    await runDueJobs(server);
+    assert.equal((await p.api.get(`/transactions/${id}`)).body.status, 'FAILED', 'the queued rail step does nothing');
+    const again = await p.api.post(`/transactions/${id}/cancel`);
+    assert.deepEqual([again.status, again.body.code], [409, 'TRANSACTION_NOT_CANCELLABLE']);
+  });
+
+  it('refuses a payment its rail already has, and an unknown one', async () => {
+    const { customerId, id } = await transferOut(400);
+    await runDueJobs(server);
+    const res = await p.api.post(`/transactions/${id}/cancel`);
+    assert.deepEqual([res.status, res.body.code], [409, 'TRANSACTION_NOT_CANCELLABLE']);
+    assert.equal(await balance(p, customerId), 600, 'nothing changed');
+    const missing = await p.api.post('/transactions/Transaction:00000000-0000-4000-8000-000000000000/cancel');
+    assert.deepEqual([missing.status, missing.body.code], [404, 'TRANSACTION_NOT_FOUND']);
+  });
+
+  it('records when the receipt reached the customer, now or at the time given', async () => {
+    const { id } = await transferOut(100);
+    const at = '2026-01-02T03:04:05.000Z';
+    const given = await p.api.post(`/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: at });
+    assert.deepEqual([given.status, given.body.receiptDeliveryConfirmedAt], [200, at]);
+    const now = await p.api.post(`/transactions/${id}/confirm`);
+    assert.ok(now.body.receiptDeliveryConfirmedAt > at, `without a time, the time is now: ${JSON.stringify(now.body)}`);
+    assert.equal(
+      (await p.api.get(`/transactions/${id}`)).body.receiptDeliveryConfirmedAt,
+      now.body.receiptDeliveryConfirmedAt,
+    );
+    const bad = await p.api.post(`/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: 'yesterday' });
+    assert.deepEqual([bad.status, bad.body.details.field], [400, 'receiptDeliveryConfirmedAt']);
+  });
+});
