@@ -73,7 +73,7 @@ export interface TransactionService {
 }
 
 export function makeTransactionService(ctx: Ctx, worker: JobWorker): TransactionService {
-  const { db, engine } = ctx.store;
+  const { engine } = ctx.store;
   registerTransactionJobs(ctx, worker);
   return {
     fund: (trx, scope, payment, funding) => fund(ctx, trx, scope, payment, funding),
@@ -81,8 +81,8 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker): Transaction
     fail: (trx, scope, payment, failure) => fail(ctx, trx, scope, payment, failure),
     loadForUpdate: (trx, scope, id) => loadForUpdate(trx, engine, scope, id),
     queueProcessing: (trx, scope, id) => queueProcessing(ctx, trx, scope, id),
-    get: (scope, id) => getTransaction(db, scope, id),
-    list: (scope, filters, page) => listTransactions(db, scope, filters, page),
+    get: (scope, id) => getTransaction(ctx.store.db, scope, id),
+    list: (scope, filters, page) => listTransactions(ctx.store.db, scope, filters, page),
     resolveManually: (id, result, failure = RAIL_FAILURE) => resolveManually(ctx, id, result, failure),
     cancel: (scope, id) => cancel(ctx, scope, id),
     confirmReceipt: (scope, id, atMs) => confirmReceipt(ctx, scope, id, atMs),
