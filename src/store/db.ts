@@ -217,14 +217,15 @@ export function openStore(options: StoreOptions): Store {
       client.on('error', () => open.delete(client));
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // Not a spread of makeStore's object: that would read its `db` getter once and lose the ambient
+    // transaction (reads inside an idempotent request would not see what that request wrote).
     const store = makeStore(db, 'postgres');
-    return {
-      ...store,
-      async close() {
-        await store.close();
-        for (let waited = 0; open.size > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
-      },
+    const destroy = store.close;
+    store.close = async () => {
+      await destroy();
+      for (let waited = 0; open.size > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
     };
+    return store;
   }
   mkdirSync(options.dataDir, { recursive: true });
   const file = new SqliteDatabase(join(options.dataDir, 'payouts.sqlite'));

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { API, basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { withinTransaction } from '../../src/store/db.ts';
 import { balance, externalAccount, fundedCustomer } from './fixtures.ts';
 
 /** POST with a key, keeping the raw bytes of the answer. */
@@ -26,8 +27,6 @@ async function send(server: TestServer, p: TestPlatform, path: string, body: unk
 // POSTs that take no key, and why.
 const WITHOUT_KEY: Record<string, string> = {
   'POST /documents': 'the file streams to disk; holding a database transaction open for an upload is not done',
-  // Known defect: under a key, quote creation answered 404 on PostgreSQL; off until it is found (issue 11 note).
-  'POST /quotes': 'quote creation under a key answered 404 on PostgreSQL',
 };
 
 describe('Idempotency-Key', () => {
@@ -51,6 +50,16 @@ describe('Idempotency-Key', () => {
       if (!takesKey && !WITHOUT_KEY[`POST ${path}`]) missing.push(`POST ${path}`);
     }
     assert.deepEqual(missing, [], 'routes without Idempotency-Key');
+  });
+
+  it("reads inside a request's transaction go through it, on this engine", async () => {
+    const { store } = server.app;
+    await store.tx((trx) =>
+      withinTransaction(trx, async () => {
+        assert.equal(store.db, trx, 'store.db is the ambient transaction');
+      }),
+    );
+    assert.equal(store.db.isTransaction, false, 'outside it, store.db is the pool again');
   });
 
   it('50 concurrent transfer-outs, one key, a balance for one: one payment, 50 identical answers', async () => {
@@ -108,7 +117,7 @@ describe('Idempotency-Key', () => {
       lockedCurrencyAmount: 10_000,
     };
     const q1 = await send(server, p, '/quotes', quoteBody, key());
-    assert.equal(q1.status, 201);
+    assert.equal(q1.status, 201, q1.text);
     const ek = key();
     const [e1, e2] = await Promise.all([
       send(server, p, `/quotes/${q1.json.id}/execute`, undefined, ek),

@@ -19,7 +19,7 @@ export function quoteRoutes(api: Http, { quotes, rates }: Services): void {
     handler: async (req) => rates.list(req.principal, req.query),
   });
   api.post('/quotes', {
-    config: { permission: 'TRANSACT' },
+    config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
       summary: 'Lock a rate and fees for a payment; creates its PENDING transaction',
