@@ -48,7 +48,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'INVALID_INPUT',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
+  404: 'REFERENCE_NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
@@ -220,7 +220,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
             message: `${request.method} is not allowed on ${path}`,
             details: { allowed },
           }
-        : { status: 404, code: 'NOT_FOUND', message: `No route ${request.method} ${path}` };
+        : { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No route ${request.method} ${path}` };
     if (allowed.length > 0) reply.header('allow', allowed.join(', '));
     reply.status(body.status).type('application/json').send(JSON.stringify(body));
   });

@@ -2,7 +2,7 @@ import { bindDeps } from './bind.ts';
 import type { ReadStream } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
 import type { Document as DocumentSchema } from '../http/schemas/documents.ts';
-import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { AppError, conflict, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import {
@@ -69,12 +69,10 @@ function checkFile(file: ReceivedFile): DocumentContentType {
 /** A document a verification submitted for review is evidence: it can be neither replaced nor deleted (409). */
 function refuseIfSubmitted(row: DocumentsTable): void {
   if (row.submitted_verification_id !== null) {
-    throw new AppError(
+    throw conflict(
       'DOCUMENT_SUBMITTED',
       `Document ${row.id} was submitted for review in ${row.submitted_verification_id} and is kept as evidence`,
-      {
-        verificationId: row.submitted_verification_id,
-      },
+      { verificationId: row.submitted_verification_id },
     );
   }
 }

@@ -9,7 +9,7 @@ import {
   type ExternalAccountInput,
 } from '../domain/account-types.ts';
 import { verifyBeneficiary } from '../domain/beneficiary-verification.ts';
-import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { AppError, conflict, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
@@ -65,13 +65,10 @@ export function scopedExternalAccounts(db: Db | Tx, scope: Scope) {
 }
 
 function duplicate(): AppError {
-  return new AppError(
+  return conflict(
     'ACCOUNT_ALREADY_EXISTS',
     'This owner already has an external account with the same primary identifier and currency that is not INACTIVE',
-    {
-      field: 'accountInfo',
-      rule: 'unique',
-    },
+    { field: 'accountInfo', rule: 'unique' },
   );
 }
 

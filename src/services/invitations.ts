@@ -47,7 +47,7 @@ function requirePending(row: InvitationsTable, now: number): void {
   const refusals: Record<Exclude<InvitationStatus, 'PENDING'>, AppError> = {
     CLAIMED: new AppError('INVITATION_ALREADY_CLAIMED', `Invitation ${row.code} has already been claimed`),
     CANCELLED: new AppError('INVITATION_CANCELLED', `Invitation ${row.code} was cancelled`),
-    EXPIRED: new AppError('INVITATION_EXPIRED', `Invitation ${row.code} has expired`),
+    EXPIRED: new AppError('EXPIRED', `Invitation ${row.code} has expired`, { reason: 'INVITATION_EXPIRED' }),
   };
   const status = statusAt(row, now);
   if (status !== 'PENDING') throw refusals[status];

@@ -217,7 +217,7 @@ async function lookupUma(
       .where('is_deleted', '=', 0n)
       .executeTakeFirst();
     if (!own)
-      throw new AppError('RECEIVER_NOT_FOUND', `No UMA receiver answers at ${receiverUmaAddress}`, {
+      throw new AppError('UMA_NOT_FOUND', `No UMA receiver answers at ${receiverUmaAddress}`, {
         field: 'receiverUmaAddress',
       });
     if (own.id === payer.id)

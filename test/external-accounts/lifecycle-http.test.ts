@@ -160,7 +160,10 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
         customerId: cust,
         ...withInfo(req, { provider: 'M-PESA', beneficiary: { fullName: 'Someone Else' } }),
       });
-      assert.deepEqual([again.status, again.body.code], [409, 'ACCOUNT_ALREADY_EXISTS']);
+      assert.deepEqual(
+        [again.status, again.body.code, again.body.details.reason],
+        [409, 'CONFLICT', 'ACCOUNT_ALREADY_EXISTS'],
+      );
       // Another owner may hold the same identifier: another customer, or the platform.
       const other = await customer(a, 'dup-other');
       assert.equal((await a.api.post('/customers/external-accounts', { customerId: other, ...req })).status, 201);
@@ -180,8 +183,8 @@ describe('external accounts over HTTP: ownership, defaults, duplicates, lists, l
         [201, 409, 409, 409],
       );
       assert.ok(
-        results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS'),
-        "results.filter((r) => r.status === 409).every((r) => r.body.code === 'ACCOUNT_ALREADY_EXISTS')",
+        results.filter((r) => r.status === 409).every((r) => r.body.details.reason === 'ACCOUNT_ALREADY_EXISTS'),
+        "results.filter((r) => r.status === 409).every((r) => r.body.details.reason === 'ACCOUNT_ALREADY_EXISTS')",
       );
     },
   );

@@ -23,6 +23,6 @@ describe('declared error statuses', () => {
   it('lets declared statuses, the server-wide ones and schema-less routes through', () => {
     assert.equal(undeclaredStatus(request({ 201: {}, 400: {} }), body(400, 'INVALID_INPUT')), undefined);
     assert.equal(undeclaredStatus(request({ 201: {} }), body(415, 'UNSUPPORTED_MEDIA_TYPE')), undefined);
-    assert.equal(undeclaredStatus(request(undefined), body(404, 'NOT_FOUND')), undefined);
+    assert.equal(undeclaredStatus(request(undefined), body(404, 'REFERENCE_NOT_FOUND')), undefined);
   });
 });

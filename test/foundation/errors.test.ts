@@ -35,8 +35,8 @@ describe('error shape', () => {
   });
 
   it('unknown route → 404', async () => {
-    assertShape(await p.api.get('/nothing-here'), 404, 'NOT_FOUND');
-    assertShape(await p.api.get('/2024-01-01/customers'.replace('/2024', '/../2024')), 404, 'NOT_FOUND');
+    assertShape(await p.api.get('/nothing-here'), 404, 'REFERENCE_NOT_FOUND');
+    assertShape(await p.api.get('/2024-01-01/customers'.replace('/2024', '/../2024')), 404, 'REFERENCE_NOT_FOUND');
   });
 
   it('wrong method → 405 with Allow', async () => {

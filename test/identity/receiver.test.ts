@@ -126,13 +126,10 @@ describe('receiver lookups and UMA providers', () => {
     ]) {
       const res = await p.api.get(`/receiver/uma/${encodeURIComponent(address)}?${byCustomer()}`);
       assert.equal(res.status, 404, address);
-      assert.equal(res.body.code, 'RECEIVER_NOT_FOUND');
+      assert.equal(res.body.code, 'UMA_NOT_FOUND');
     }
     const theirs = await createCustomer(other, individual('theirs'));
-    assert.equal(
-      (await p.api.get(`/receiver/uma/${theirs.umaAddress}?${byCustomer()}`)).body.code,
-      'RECEIVER_NOT_FOUND',
-    );
+    assert.equal((await p.api.get(`/receiver/uma/${theirs.umaAddress}?${byCustomer()}`)).body.code, 'UMA_NOT_FOUND');
     const prodSender = await createCustomer(p, individual('prod-sender'), true);
     const prod = await p.prod.get(
       `/receiver/uma/$success.usd@sandbox.uma.money?customerId=${encodeURIComponent(prodSender.id)}`,

@@ -110,7 +110,7 @@ describe('quotes', () => {
     assert.equal((await p.api.post(`/quotes/${first.quote.id}/execute`)).status, 200);
     const again = await p.api.post(`/quotes/${first.quote.id}/execute`);
     assert.equal(again.status, 409);
-    assert.equal(again.body.code, 'QUOTE_NOT_PENDING');
+    assert.deepEqual([again.body.code, again.body.details.reason], ['CONFLICT', 'QUOTE_NOT_PENDING']);
 
     const { quote, customerId } = await quoteTo('000');
     const results = await Promise.all(Array.from({ length: 50 }, () => p.api.post(`/quotes/${quote.id}/execute`)));

@@ -1,7 +1,7 @@
 // Running a quote: claiming it (at most once), funding and processing its transaction, expiry, and the
 // sandbox's arrival of funds for a REALTIME_FUNDING quote.
 import { present } from '../../domain/assert.ts';
-import { AppError, invalidInput } from '../../domain/errors.ts';
+import { AppError, conflict, invalidInput } from '../../domain/errors.ts';
 import { iso } from '../../domain/clock.ts';
 import { runAgainAt } from '../../jobs/kinds.ts';
 import type { JobWorker } from '../../jobs/worker.ts';
@@ -25,7 +25,7 @@ export interface QuoteRunner {
 async function claim(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
   const now = scopeNowMs(ctx, scope);
   if (quote.status !== 'PENDING')
-    throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
+    throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
       status: quote.status,
     });
   if (now >= Number(quote.expires_at))
@@ -36,8 +36,7 @@ async function claim(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promi
     .where('id', '=', quote.id)
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
-  if (claimed.numUpdatedRows !== 1n)
-    throw new AppError('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
+  if (claimed.numUpdatedRows !== 1n) throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
 }
 
 /** Funds the quote's transaction and runs it: debit (or receipt), PROCESSING, and the rail's outcome. */
@@ -64,9 +63,9 @@ export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: s
     const source = JSON.parse(quote.source) as { sourceType: string; accountId?: string };
     if (source.sourceType === 'REALTIME_FUNDING') {
       throw new AppError(
-        'QUOTE_NOT_EXECUTABLE',
+        'INVALID_INPUT',
         'A REALTIME_FUNDING quote runs when its funds arrive (see paymentInstructions); it cannot be executed',
-        { field: 'quoteId' },
+        { field: 'quoteId', rule: 'executable', reason: 'QUOTE_NOT_EXECUTABLE' },
       );
     }
     await claim(ctx, trx, scope, quote);

@@ -208,7 +208,7 @@ export async function resolveDestination(
       const receiver = isUmaAddress(umaAddress) ? sandboxTestReceiver(umaAddress) : undefined;
       if (!receiver)
         throw new AppError(
-          'RECEIVER_NOT_FOUND',
+          'UMA_NOT_FOUND',
           `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`,
           { field: 'destination.umaAddress' },
         );
