@@ -22,6 +22,7 @@ export async function sendForm(
   path: string,
   fields: Record<string, string>,
   file?: FilePart,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
@@ -34,7 +35,7 @@ export async function sendForm(
   const res = await fetch(server.baseUrl + API + path, {
     method,
     body: form,
-    headers: { authorization: basicAuth(creds), accept: 'application/json' },
+    headers: { authorization: basicAuth(creds), accept: 'application/json', ...headers },
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };

@@ -6,7 +6,11 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { API, basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { withinTransaction } from '../../src/store/db.ts';
+import { JPEG, PDF, sendForm } from '../identity/fixtures.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { balance, externalAccount, fundedCustomer } from './fixtures.ts';
 
 /** POST with a key, keeping the raw bytes of the answer. */
@@ -25,9 +29,7 @@ async function send(server: TestServer, p: TestPlatform, path: string, body: unk
 }
 
 // POSTs that take no key, and why.
-const WITHOUT_KEY: Record<string, string> = {
-  'POST /documents': 'the file streams to disk; holding a database transaction open for an upload is not done',
-};
+const WITHOUT_KEY: Record<string, string> = {};
 
 describe('Idempotency-Key', () => {
   let server: TestServer;
@@ -139,5 +141,40 @@ describe('Idempotency-Key', () => {
       send(server, p, '/customers', customer, ck),
     ]);
     assert.deepEqual([c1.status, c2.status, c1.json.id], [201, 201, c2.json.id]);
+  });
+
+  it('a document upload runs once per key, whatever the concurrency; another file under it is 422', async () => {
+    const holder = await send(
+      server,
+      p,
+      '/customers',
+      { customerType: 'INDIVIDUAL', platformCustomerId: key() },
+      key(),
+    );
+    const fields = { documentType: 'PASSPORT', country: 'US', documentHolder: holder.json.id };
+    const k = key();
+    const uploadWith = (bytes: Buffer) =>
+      sendForm(
+        server,
+        p.sandbox,
+        'POST',
+        '/documents',
+        fields,
+        { bytes, name: 'passport.pdf' },
+        { 'idempotency-key': k },
+      );
+    const answers = await Promise.all([uploadWith(PDF), uploadWith(PDF), uploadWith(PDF)]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [201, 201, 201],
+    );
+    assert.equal(new Set(answers.map((a) => a.body.id)).size, 1, 'one document');
+    assert.equal(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true').length, 2, 'two replays');
+    const listed = await p.api.get(`/documents?documentHolder=${encodeURIComponent(holder.json.id)}`);
+    assert.equal(listed.body.data.length, 1, 'stored once');
+    const otherFile = await uploadWith(JPEG);
+    assert.deepEqual([otherFile.status, otherFile.body.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
+    const temp = join(server.config.dataDir, 'documents', 'tmp');
+    await waitFor(() => !existsSync(temp) || readdirSync(temp).length === 0, 'the temp files to be removed');
   });
 });

@@ -136,11 +136,7 @@ describe('durability and the production connector', () => {
       );
       const settled = await payouts('transactions', 'settle', pull.id);
       assert.match(settled.stdout, /COMPLETED/);
-      assert.equal(
-        (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`))
-          .body.data[0].balance.amount,
-        10_000,
-      );
+      assert.equal(await usdBalance(p, customer.id), 10_000);
 
       const payout = (
         await p.prod.post('/transfer-out', {
@@ -160,11 +156,7 @@ describe('durability and the production connector', () => {
       assert.equal(failed.status, 'FAILED');
       assert.equal(failed.failureReason, 'INVALID_BANK_ACCOUNT');
       assert.equal(failed.refund.status, 'COMPLETED');
-      assert.equal(
-        (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD`))
-          .body.data[0].balance.amount,
-        10_000,
-      );
+      assert.equal(await usdBalance(p, customer.id), 10_000);
       const again = await runCli(['transactions', 'settle', payout.id], env);
       assert.equal(again.code, 1, again.stderr);
       assert.match(again.stderr, /only PROCESSING/);
@@ -182,6 +174,13 @@ describe('durability and the production connector', () => {
     }
   });
 });
+
+async function usdBalance(p: TestPlatform, customerId: string): Promise<number> {
+  const accounts = await p.prod.get(
+    `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`,
+  );
+  return accounts.body.data[0].balance.amount;
+}
 
 /** Held by the production connector and not settled: the platform may still cancel a payout. */
 async function cancelHeldPayout(server: TestServer, p: TestPlatform, from: string, to: string): Promise<void> {

@@ -1,9 +1,10 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Http } from '../http.ts';
+import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
+import { present } from '../../domain/assert.ts';
 import { cleanFileName, MAX_DOCUMENT_BYTES, parseDocumentFields, SNIFF_BYTES } from '../../domain/documents.ts';
 import type { DocumentFileStore, ReceivedFile } from '../../store/document-files.ts';
 import type { DocumentUpload } from '../../services/documents.ts';
@@ -61,31 +62,45 @@ async function readUpload(
   }
 }
 
-export function documentRoutes(api: Http, services: Services): void {
-  const { documents, documentFiles } = services;
-  const tags = ['Documents'];
-  const params = IdParam('documentId', 'Document');
-
-  /** Runs a store step on a parsed upload and removes the temp file whatever the outcome. */
-  async function withUpload<T>(
-    req: FastifyRequest,
-    mode: 'upload' | 'replace',
-    use: (upload: DocumentUpload) => Promise<T>,
-  ): Promise<T> {
-    const upload = await readUpload(req, documentFiles, mode);
-    try {
-      return await use(upload);
-    } finally {
-      await documentFiles.discard(upload.file.tempPath);
-    }
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A document upload, read in full (the file in a temp file) before the handler and its transaction. */
+    upload?: DocumentUpload;
   }
+}
 
-  // multipart/form-data is understood here only: every other route keeps accepting JSON alone.
+const tags = ['Documents'];
+const params = IdParam('documentId', 'Document');
+
+/**
+ * The two routes that take multipart/form-data, in a scope of their own: every other route keeps
+ * accepting JSON alone. Each reads its upload before the handler (see readFirst).
+ */
+function uploadRoutes(api: Http, { documents, documentFiles }: Services): void {
+  /**
+   * Reads the upload before the handler, so the handler (and the idempotency rule's database transaction
+   * around it) never waits on the network. What identifies the request for Idempotency-Key is its fields
+   * and the file's hash, put where a JSON route has its body.
+   */
+  const readFirst = (mode: 'upload' | 'replace') => async (req: FastifyRequest) => {
+    const upload = await readUpload(req, documentFiles, mode);
+    req.upload = upload;
+    req.body = { ...upload.fields, fileName: upload.fileName, sha256: upload.file.sha256 };
+  };
+  const uploadOf = (req: FastifyRequest) => present(req.upload, 'an upload route reads its upload first');
+
   api.register(async (scoped) => {
     await scoped.register(multipart, { limits: LIMITS, throwFileSizeLimit: false });
+    // The temp file goes whatever the outcome (stored, refused, or a replay that never used it), before the
+    // answer leaves: a client that gets its answer finds nothing left behind.
+    scoped.addHook('onSend', async (req, _reply, payload) => {
+      if (req.upload) await documentFiles.discard(req.upload.file.tempPath);
+      return payload;
+    });
     const http = scoped as unknown as Http;
     http.post('/documents', {
-      config: { permission: 'MANAGE' },
+      config: { permission: 'MANAGE', idempotent: true },
+      preHandler: readFirst('upload'),
       schema: {
         tags,
         summary:
@@ -93,11 +108,11 @@ export function documentRoutes(api: Http, services: Services): void {
         consumes: ['multipart/form-data'],
         response: { 201: Document, ...errors(400, 401, 403, 404, 410, 413, 415) },
       },
-      handler: async (req, reply) =>
-        reply.status(201).send(await withUpload(req, 'upload', (upload) => documents.create(req.principal, upload))),
+      handler: async (req, reply) => created(reply, await documents.create(req.principal, uploadOf(req))),
     });
     http.put('/documents/:documentId', {
       config: { permission: 'MANAGE' },
+      preHandler: readFirst('replace'),
       schema: {
         tags,
         summary: 'Replace a document file and its fields (multipart/form-data, as upload without documentHolder)',
@@ -105,10 +120,14 @@ export function documentRoutes(api: Http, services: Services): void {
         params,
         response: { 200: Document, ...errors(400, 401, 403, 404, 409, 413, 415) },
       },
-      handler: async (req) =>
-        withUpload(req, 'replace', (upload) => documents.replace(req.principal, req.params.documentId, upload)),
+      handler: async (req) => documents.replace(req.principal, req.params.documentId, uploadOf(req)),
     });
   });
+}
+
+export function documentRoutes(api: Http, services: Services): void {
+  const { documents } = services;
+  uploadRoutes(api, services);
 
   api.get('/documents', {
     config: { permission: 'VIEW' },

@@ -150,7 +150,6 @@ function accountDestination(
 
 export async function resolveDestination(
   parties: QuoteParties,
-
   trx: Tx,
   scope: Scope,
   input: QuoteInput['destination'],
@@ -166,69 +165,82 @@ export async function resolveDestination(
       );
       return accountDestination(account, { destinationType: 'ACCOUNT' }, input.paymentRail);
     }
-    case 'EXTERNAL_ACCOUNT_DETAILS': {
-      const details = required(
-        input.externalAccountDetails,
-        'destination.externalAccountDetails',
-        'for an EXTERNAL_ACCOUNT_DETAILS destination',
-      );
-      let created;
-      try {
-        created = await parties.externalAccounts.createExternalAccountInTx(trx, scope, details as never);
-      } catch (err) {
-        // The account's own rules speak of `accountInfo.x`; here that field lives deeper in the quote.
-        if (err instanceof AppError && typeof err.details?.field === 'string') {
-          throw new AppError(err.code, err.message, {
-            ...err.details,
-            field: `destination.externalAccountDetails.${err.details.field}`,
-          });
-        }
-        throw err;
-      }
-      const account = await parties.externalAccounts.requireUsableExternalAccount(
-        trx,
-        scope,
-        created.id,
-        'destination.externalAccountDetails',
-      );
-      return accountDestination(
-        account,
-        { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: details },
-        input.paymentRail,
-      );
-    }
-    case 'UMA_ADDRESS': {
-      const umaAddress = required(input.umaAddress, 'destination.umaAddress', 'for a UMA_ADDRESS destination');
-      if (scope.environment !== 'sandbox') {
-        throw new AppError(
-          'NOT_IMPLEMENTED',
-          'UMA payments need a UMA network connector; this installation has none configured for production',
-        );
-      }
-      const receiver = isUmaAddress(umaAddress) ? sandboxTestReceiver(umaAddress) : undefined;
-      if (!receiver)
-        throw new AppError(
-          'UMA_NOT_FOUND',
-          `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`,
-          { field: 'destination.umaAddress' },
-        );
-      const code = input.currency ?? present(receiver.currencies[0], 'a test receiver takes at least one currency');
-      if (!receiver.currencies.includes(code))
-        throw invalidInput(
-          'destination.currency',
-          `${umaAddress} receives ${receiver.currencies.join(', ')}, not ${code}`,
-          'currency',
-        );
-      return {
-        echo: { destinationType: 'UMA_ADDRESS', umaAddress, currency: code },
-        currency: code,
-        accountId: null,
-        umaAddress,
-        outcome: () => umaOutcome(receiver),
-        counterparty: null,
-      };
-    }
+    case 'EXTERNAL_ACCOUNT_DETAILS':
+      return inlineAccountDestination(parties, trx, scope, input);
+    case 'UMA_ADDRESS':
+      return umaDestination(scope, input);
   }
+}
+
+/** Inline account details: the account is registered in the quote's transaction, then paid like any other. */
+async function inlineAccountDestination(
+  parties: QuoteParties,
+  trx: Tx,
+  scope: Scope,
+  input: QuoteInput['destination'],
+): Promise<ResolvedDestination> {
+  const details = required(
+    input.externalAccountDetails,
+    'destination.externalAccountDetails',
+    'for an EXTERNAL_ACCOUNT_DETAILS destination',
+  );
+  let created;
+  try {
+    created = await parties.externalAccounts.createExternalAccountInTx(trx, scope, details as never);
+  } catch (err) {
+    // The account's own rules speak of `accountInfo.x`; here that field lives deeper in the quote.
+    if (err instanceof AppError && typeof err.details?.field === 'string') {
+      throw new AppError(err.code, err.message, {
+        ...err.details,
+        field: `destination.externalAccountDetails.${err.details.field}`,
+      });
+    }
+    throw err;
+  }
+  const account = await parties.externalAccounts.requireUsableExternalAccount(
+    trx,
+    scope,
+    created.id,
+    'destination.externalAccountDetails',
+  );
+  return accountDestination(
+    account,
+    { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: details },
+    input.paymentRail,
+  );
+}
+
+/** A UMA address: in the sandbox, one of the documented test receivers; production needs a connector. */
+function umaDestination(scope: Scope, input: QuoteInput['destination']): ResolvedDestination {
+  const umaAddress = required(input.umaAddress, 'destination.umaAddress', 'for a UMA_ADDRESS destination');
+  if (scope.environment !== 'sandbox') {
+    throw new AppError(
+      'NOT_IMPLEMENTED',
+      'UMA payments need a UMA network connector; this installation has none configured for production',
+    );
+  }
+  const receiver = isUmaAddress(umaAddress) ? sandboxTestReceiver(umaAddress) : undefined;
+  if (!receiver)
+    throw new AppError(
+      'UMA_NOT_FOUND',
+      `No UMA receiver ${umaAddress} in the sandbox; use one of the documented test addresses`,
+      { field: 'destination.umaAddress' },
+    );
+  const code = input.currency ?? present(receiver.currencies[0], 'a test receiver takes at least one currency');
+  if (!receiver.currencies.includes(code))
+    throw invalidInput(
+      'destination.currency',
+      `${umaAddress} receives ${receiver.currencies.join(', ')}, not ${code}`,
+      'currency',
+    );
+  return {
+    echo: { destinationType: 'UMA_ADDRESS', umaAddress, currency: code },
+    currency: code,
+    accountId: null,
+    umaAddress,
+    outcome: () => umaOutcome(receiver),
+    counterparty: null,
+  };
 }
 
 /**
