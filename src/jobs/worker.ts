@@ -56,6 +56,7 @@ export class JobWorker {
   private running = false;
   private stopped = true;
   private current: Promise<unknown> = Promise.resolve();
+  private readonly chores: { intervalMs: number; run: () => Promise<unknown>; nextAtMs: number }[] = [];
 
   constructor(
     private readonly store: Store,
@@ -76,6 +77,27 @@ export class JobWorker {
    */
   registerInTransaction<K extends JobKind>(kind: K, handler: TransactionalJobHandler<K>): void {
     this.add(kind, { inTransaction: true, run: handler as TransactionalJobHandler<JobKind> });
+  }
+
+  /**
+   * Upkeep that belongs to no job (purging rows past their keeping time): each worker process runs it
+   * after a pass, at most once per interval. It must be safe to run in several processes at once.
+   */
+  every(intervalMs: number, run: () => Promise<unknown>): void {
+    this.chores.push({ intervalMs, run, nextAtMs: 0 });
+  }
+
+  private async runChores(): Promise<void> {
+    for (const chore of this.chores) {
+      const now = this.clock.nowMs();
+      if (now < chore.nextAtMs) continue;
+      chore.nextAtMs = now + chore.intervalMs;
+      try {
+        await chore.run();
+      } catch (err) {
+        this.log.error({ err }, 'worker upkeep failed; it runs again at its next interval');
+      }
+    }
   }
 
   private add(kind: JobKind, handler: Registered): void {
@@ -135,6 +157,7 @@ export class JobWorker {
     let ran = 0;
     try {
       ran = await this.runOnce({});
+      await this.runChores();
     } catch (err) {
       this.log.error({ err }, 'job worker pass failed');
     } finally {

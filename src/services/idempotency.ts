@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { AppError } from '../domain/errors.ts';
 import { isUniqueViolation, withinTransaction, type Db, type Tx } from '../store/db.ts';
-import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
+import { scopeNowMs, wallNowMs, type Ctx, type Scope } from '../context.ts';
 
 /** An answer as it went out: its status and the exact bytes of its body. */
 export interface StoredAnswer {
@@ -168,4 +169,31 @@ async function forget(trx: Tx, k: KeyOf): Promise<void> {
     .where('operation', '=', OPERATION)
     .where('key', '=', k.key)
     .execute();
+}
+
+/** Most keys one purge statement removes: a backlog is worked off over several passes, in short transactions. */
+const PURGE_BATCH = 5_000;
+
+/**
+ * Forgets keys older than IDEMPOTENCY_KEY_TTL_HOURS, so the table holds about one TTL of traffic. A key is
+ * stamped with its platform's time, which a sandbox clock may have moved ahead of wall time: such keys are
+ * kept a little longer, never purged early. Returns how many keys were removed.
+ */
+export async function forgetExpiredKeys(ctx: Ctx): Promise<number> {
+  const cutoff = BigInt(wallNowMs(ctx) - ctx.config.idempotencyKeyTtlHours * 3_600_000);
+  let removed = 0;
+  for (;;) {
+    const expired = ctx.store.db
+      .selectFrom('idempotency_keys')
+      .select(['platform_id', 'environment', 'operation', 'key'])
+      .where('created_at', '<', cutoff)
+      .limit(PURGE_BATCH);
+    const result = await ctx.store.db
+      .deleteFrom('idempotency_keys')
+      .where(sql<boolean>`(platform_id, environment, operation, key) in (${expired})`)
+      .executeTakeFirst();
+    const count = Number(result.numDeletedRows);
+    removed += count;
+    if (count < PURGE_BATCH) return removed;
+  }
 }

@@ -25,6 +25,10 @@ import { makeTokenService } from './tokens.ts';
 import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
 import { makeVerificationService } from './verifications.ts';
+import { forgetExpiredKeys } from './idempotency.ts';
+
+/** How often each worker process purges expired idempotency keys. */
+const IDEMPOTENCY_PURGE_EVERY_MS = 15 * 60_000;
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
 export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
@@ -56,6 +60,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   const invitations = makeInvitationService(ctx);
   const documentFiles = makeDocumentFileStore(ctx.config.dataDir);
   worker.register('invitation.expire', (payload, _job, scope) => invitations.expire(payload, scope));
+  worker.every(IDEMPOTENCY_PURGE_EVERY_MS, () => forgetExpiredKeys(ctx));
   const webhooks = makeWebhookService(ctx, worker, log, random);
   return {
     ctx,

@@ -9,6 +9,7 @@ import { API, basicAuth, startServer, type TestPlatform, type TestServer } from 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { withinTransaction } from '../../src/store/db.ts';
+import { forgetExpiredKeys } from '../../src/services/idempotency.ts';
 import { JPEG, PDF, sendForm } from '../identity/fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { balance, externalAccount, fundedCustomer } from './fixtures.ts';
@@ -176,5 +177,27 @@ describe('Idempotency-Key', () => {
     assert.deepEqual([otherFile.status, otherFile.body.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
     const temp = join(server.config.dataDir, 'documents', 'tmp');
     await waitFor(() => !existsSync(temp) || readdirSync(temp).length === 0, 'the temp files to be removed');
+  });
+
+  it('keys past IDEMPOTENCY_KEY_TTL_HOURS are purged; younger ones stay and still replay', async () => {
+    const { customerId } = await fundedCustomer(p, 'USD', 100);
+    const body = (id: string) => ({ customerType: 'INDIVIDUAL', platformCustomerId: `${customerId}-${id}` });
+    const [oldKey, youngKey] = [key(), key()];
+    await send(server, p, '/customers', body('old'), oldKey);
+    await send(server, p, '/customers', body('young'), youngKey);
+    const { db } = server.app.store;
+    const dayAndAMinute = BigInt(server.config.idempotencyKeyTtlHours * 3_600_000 + 60_000);
+    await db
+      .updateTable('idempotency_keys')
+      .set((eb) => ({ created_at: eb('created_at', '-', dayAndAMinute) }))
+      .where('key', '=', oldKey)
+      .execute();
+    assert.ok((await forgetExpiredKeys(server.app.services.ctx)) >= 1, 'the old key was purged');
+    const left = await db.selectFrom('idempotency_keys').select('key').where('key', 'in', [oldKey, youngKey]).execute();
+    assert.deepEqual(
+      left.map((r) => r.key),
+      [youngKey],
+    );
+    assert.equal((await send(server, p, '/customers', body('young'), youngKey)).replayed, 'true');
   });
 });
