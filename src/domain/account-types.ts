@@ -15,7 +15,8 @@
 import { isCalendarDate } from './clock.ts';
 import { isCountryCode } from './countries.ts';
 import { isSupportedCurrency, CURRENCY_CODES } from './currencies.ts';
-import { invalidInput } from './errors.ts';
+import { invalidInput, Refusals } from './errors.ts';
+import { present } from './assert.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Field rules: a value test plus the rule name and sentence a caller sees when it fails.
@@ -497,12 +498,16 @@ function checkFields(
   rules: Record<string, FieldRule>,
   nested: Record<string, (path: string, v: unknown) => void> = {},
 ): void {
+  const refusals = new Refusals();
   for (const [key, value] of Object.entries(obj)) {
     const path = `${prefix}.${key}`;
-    if (nested[key]) nested[key](path, value);
-    else if (rules[key]) check(path, rules[key], value);
-    else throw invalidInput(path, `${path} is not a field this object takes`, 'unknownField');
+    refusals.check(() => {
+      if (nested[key]) nested[key](path, value);
+      else if (rules[key]) check(path, rules[key], value);
+      else throw invalidInput(path, `${path} is not a field this object takes`, 'unknownField');
+    });
   }
+  refusals.settle();
 }
 
 function checkAddress(path: string, value: unknown): void {
@@ -594,11 +599,14 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
   // platformAccountId is accepted inside accountInfo too (the reference examples put it there) but lives at
   // the top level.
   const { platformAccountId: nestedPlatformId, accountType: _type, beneficiary, paymentRails, ...fields } = accountInfo;
-  checkPlatformAccountId(input.platformAccountId, nestedPlatformId);
-  const primary = checkTypeFields(rule, fields);
-  if (paymentRails !== undefined) checkPaymentRails(rule, paymentRails);
-  const checked = checkBeneficiary(rule, String(accountType), beneficiary, owner);
-  checkCryptoNetwork(rule, String(accountType), input.cryptoNetwork);
+  // Independent checks: a 400 names every invalid field, not only the first.
+  const refusals = new Refusals();
+  refusals.check(() => checkPlatformAccountId(input.platformAccountId, nestedPlatformId));
+  const primary = refusals.check(() => checkTypeFields(rule, fields));
+  if (paymentRails !== undefined) refusals.check(() => checkPaymentRails(rule, paymentRails));
+  const checked = refusals.check(() => checkBeneficiary(rule, String(accountType), beneficiary, owner));
+  refusals.check(() => checkCryptoNetwork(rule, String(accountType), input.cryptoNetwork));
+  refusals.settle();
   // Checked last, so a caller learns about malformed fields first and then, for a well-formed wallet in a
   // currency this service cannot hold (USDC, USDT), exactly why it is refused.
   if (!isSupportedCurrency(input.currency)) {
@@ -616,7 +624,7 @@ export function validateExternalAccount(input: ExternalAccountInput, owner: Acco
     accountType: accountType as AccountType,
     currency: input.currency,
     accountInfo: echoed,
-    primaryIdentifier: String(fields[primary]),
+    primaryIdentifier: String(fields[present(primary, 'a checked account has its primary identifier')]),
     platformAccountId: input.platformAccountId ?? (nestedPlatformId as string | undefined) ?? null,
     cryptoNetwork: input.cryptoNetwork ?? null,
     beneficiaryName: checked?.name ?? null,
@@ -669,8 +677,10 @@ function checkPlatformAccountId(topLevel: string | undefined, nested: unknown): 
 
 /** The type's own fields; returns the name of the one primary identifier given. */
 function checkTypeFields(rule: AccountTypeRule, fields: Record<string, unknown>): string {
-  for (const key of Object.keys(rule.required)) requireField(`accountInfo.${key}`, fields[key]);
-  checkFields('accountInfo', fields, { ...rule.required, ...rule.optional, ...EVERY_TYPE });
+  const refusals = new Refusals();
+  for (const key of Object.keys(rule.required)) refusals.check(() => requireField(`accountInfo.${key}`, fields[key]));
+  refusals.check(() => checkFields('accountInfo', fields, { ...rule.required, ...rule.optional, ...EVERY_TYPE }));
+  refusals.settle();
   const primaries = typeof rule.primary === 'string' ? [rule.primary] : rule.primary;
   const given = primaries.filter((k) => fields[k] !== undefined);
   const [primary] = given;

@@ -89,3 +89,46 @@ export function notFound(what: string, id: string, code: ErrorCode = 'REFERENCE_
 export function conflict(reason: string, message: string, details: ErrorDetails = {}): AppError {
   return new AppError('CONFLICT', message, { reason, ...details });
 }
+
+/** One invalid field, as a 400 lists it in `details.errors`. */
+export interface FieldError {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/** The fields an INVALID_INPUT names: its `details.errors`, or its one field. */
+function fieldErrorsOf(err: AppError): FieldError[] {
+  const listed = err.details?.errors;
+  if (Array.isArray(listed)) return listed as FieldError[];
+  const field = typeof err.details?.field === 'string' ? err.details.field : 'body';
+  const rule = typeof err.details?.rule === 'string' ? err.details.rule : 'invalid';
+  return [{ field, rule, message: err.message }];
+}
+
+/**
+ * Runs independent checks and keeps every INVALID_INPUT they raise instead of stopping at the first, so one
+ * 400 names every invalid field. Any other error passes straight through.
+ */
+export class Refusals {
+  private readonly found: FieldError[] = [];
+
+  /** Runs one check; its value, or undefined when it refused (the refusal is kept). */
+  check<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'INVALID_INPUT') throw err;
+      this.found.push(...fieldErrorsOf(err));
+      return undefined;
+    }
+  }
+
+  /** Throws one INVALID_INPUT for everything kept: the first as details.field and rule, all in details.errors. */
+  settle(): void {
+    const [first, ...more] = this.found;
+    if (!first) return;
+    const message = more.length ? `${first.message} (and ${more.length} more: see details.errors)` : first.message;
+    throw new AppError('INVALID_INPUT', message, { field: first.field, rule: first.rule, errors: this.found });
+  }
+}

@@ -186,4 +186,24 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       }
     }
   });
+
+  it('a 400 names every invalid field at once, and writes nothing', async () => {
+    const before = await count();
+    const req = valid('USD_ACCOUNT');
+    const res = await createFor({
+      ...req,
+      cryptoNetwork: 'ETHEREUM',
+      accountInfo: { ...req.accountInfo, routingNumber: '12', nickname: 'x', paymentRails: ['SPEI'] },
+    } as AccountRequest);
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    const fields = res.body.details.errors.map((e: { field: string }) => e.field).sort();
+    assert.deepEqual(fields, [
+      'accountInfo.nickname',
+      'accountInfo.paymentRails.0',
+      'accountInfo.routingNumber',
+      'cryptoNetwork',
+    ]);
+    assert.equal(res.body.details.field, res.body.details.errors[0].field, 'the first is also details.field');
+    assert.equal(await count(), before, 'nothing was written');
+  });
 });
