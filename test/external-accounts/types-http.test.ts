@@ -188,7 +188,7 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
   });
 
   it('a 400 names every invalid field at once, and writes nothing', async () => {
-    const before = await count();
+    const accountsBefore = await count();
     const req = valid('USD_ACCOUNT');
     const res = await createFor({
       ...req,
@@ -204,6 +204,6 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
       'cryptoNetwork',
     ]);
     assert.equal(res.body.details.field, res.body.details.errors[0].field, 'the first is also details.field');
-    assert.equal(await count(), before, 'nothing was written');
+    assert.equal(await count(), accountsBefore, 'nothing was written');
   });
 });
