@@ -45,6 +45,8 @@ export interface Config {
    * so another process never claims a delivery that is still in flight.
    */
   webhookTimeoutMs: number;
+  /** The operator API's bearer token (settlement at scale); unset means that API is not served. */
+  operatorToken: string | undefined;
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -103,13 +105,18 @@ export const VARIABLES = {
   ALLOW_PRIVATE_WEBHOOK_URLS: variable(boolean, '`true` or `false`', 'false'),
   RATES_FILE: variable(Type.String({ minLength: 1 }), 'the path of a JSON rates file (see README, Rates and fees)'),
   WEBHOOK_TIMEOUT_MS: variable(integer(50, 30_000), 'a number of milliseconds from 50 to 30000', 10_000),
+  OPERATOR_TOKEN: variable(
+    Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,256}$' }),
+    'a random token of at least 32 characters, such as the output of `openssl rand -hex 32`, or unset it',
+  ),
 } as const;
 
 type Name = keyof typeof VARIABLES;
 type ValueOf<N extends Name> = Static<(typeof VARIABLES)[N]['schema']>;
 
 function reject(name: string, raw: string, problem: string, fix: string): ConfigError {
-  const shown = name === 'SECRET_KEY' || name === 'DATABASE_URL' ? '(value hidden)' : JSON.stringify(raw);
+  const secret = name === 'SECRET_KEY' || name === 'DATABASE_URL' || name === 'OPERATOR_TOKEN';
+  const shown = secret ? '(value hidden)' : JSON.stringify(raw);
   return new ConfigError(`${name}=${shown} ${problem}; set it to ${fix}`);
 }
 
@@ -227,5 +234,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),
     webhookTimeoutMs: value(env, 'WEBHOOK_TIMEOUT_MS'),
+    operatorToken: read(env, 'OPERATOR_TOKEN'),
   };
 }

@@ -7,7 +7,7 @@ import { defaultCurrencyConfig } from '../platforms.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { insertToken, PERMISSIONS } from './tokens.ts';
 
-export const ENVIRONMENTS: readonly Environment[] = ['sandbox', 'production'];
+import { ENVIRONMENTS } from '../domain/environments.ts';
 
 export interface Credentials {
   tokenId: string;

@@ -24,6 +24,7 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/quotes/execution.ts': 'puts a not-yet-due expiry back, and job due times are wall time',
   'src/services/invitations.ts': 'queues invitation expiry, and job due times are wall time',
   'src/services/incoming-payments.ts': 'queues the approval time-out, and job due times are wall time',
+  'src/services/settlement.ts': 'ages of production payments, whose times are wall time (no sandbox clock there)',
   'src/services/idempotency.ts': 'purges keys past their keeping time, a process-wide chore across platforms',
 };
 

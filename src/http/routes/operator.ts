@@ -1,0 +1,81 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { ENVIRONMENTS } from '../../domain/environments.ts';
+import { FAILURE_REASONS } from '../../domain/failure-reasons.ts';
+import type { Services } from '../../services/index.ts';
+import { settleMany, summarize, type Selection, type SettlementLine } from '../../services/settlement.ts';
+import type { Http } from '../http.ts';
+import { StringEnum } from '../schemas/common.ts';
+
+const SettlementBody = Type.Object(
+  {
+    action: StringEnum(['settle', 'fail'] as const),
+    ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 10_000 })),
+    filter: Type.Optional(
+      Type.Object(
+        {
+          status: Type.Literal('PROCESSING'),
+          olderThanSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
+          platformId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          environment: Type.Optional(StringEnum(ENVIRONMENTS)),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    reason: Type.Optional(StringEnum(FAILURE_REASONS)),
+    dryRun: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** A run over more payments than this asks for a filter `limit` of its own. */
+const DEFAULT_LIMIT = 1000;
+
+/** The token as a fixed-length digest, so comparing two never leaks the length or a prefix. */
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** `Authorization: Bearer <OPERATOR_TOKEN>`: the operator's credential, never a platform's token. */
+function operatorAuth(token: string) {
+  const expected = digest(token);
+  return async (request: FastifyRequest): Promise<void> => {
+    const [scheme, given] = (request.headers.authorization ?? '').trim().split(/\s+/, 2);
+    if (scheme?.toLowerCase() !== 'bearer' || !given || !timingSafeEqual(digest(given), expected))
+      throw new AppError('UNAUTHORIZED', 'The operator API takes Authorization: Bearer <OPERATOR_TOKEN>');
+  };
+}
+
+/**
+ * The operator API, for a back office: settle or fail the payments the production connector holds, by id
+ * or by filter, with a dry run. Served under /operator only when OPERATOR_TOKEN is set; not part of the
+ * public API, so not in its OpenAPI document.
+ */
+export function operatorRoutes(services: Services) {
+  return async (api: Http): Promise<void> => {
+    const token = services.ctx.config.operatorToken;
+    if (!token) return;
+    api.addHook('onRequest', operatorAuth(token));
+    api.post('/settlements', {
+      schema: { hide: true, body: SettlementBody },
+      handler: async (req) => {
+        const { action, ids, filter, reason, dryRun = false } = req.body;
+        if ((ids === undefined) === (filter === undefined))
+          throw invalidInput('ids', 'give either ids or filter, not both and not neither', 'oneOf');
+        const selection: Selection = ids
+          ? { ids }
+          : {
+              olderThanMs: filter?.olderThanSeconds === undefined ? undefined : filter.olderThanSeconds * 1000,
+              platformId: filter?.platformId,
+              environment: filter?.environment,
+              limit: filter?.limit ?? DEFAULT_LIMIT,
+            };
+        const results: SettlementLine[] = [];
+        for await (const line of settleMany(services.ctx, services.transactions, { action, reason, dryRun, selection }))
+          results.push(line);
+        return { dryRun, totals: summarize(results), results };
+      },
+    });
+  };
+}
