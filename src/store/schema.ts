@@ -117,7 +117,7 @@ export interface EventsTable {
   delivery_updated_at: bigint | null;
 }
 
-export type DeliveryState = 'PENDING' | 'DELIVERED' | 'FAILED' | 'NO_ENDPOINT';
+export type DeliveryState = 'PENDING' | 'DELIVERED' | 'FAILED' | 'NO_ENDPOINT' | 'NOT_IN_ENVELOPE';
 export type WebhookEnvelope = 'LEGACY' | 'CURRENT';
 
 export interface WebhookAttemptsTable {

@@ -22,7 +22,7 @@ import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
-import { buildEnvelope, type EnvelopeEvent } from './envelope.ts';
+import { buildEnvelope, type EnvelopeEvent, sentIn } from './envelope.ts';
 import { enqueueDelivery } from './events.ts';
 import { type DeliverPayload, type RunAgainAt, runAgainAt } from '../jobs/kinds.ts';
 import { makeKeyStore } from './keys.ts';
@@ -140,7 +140,7 @@ async function send(
   const keys = await keyStore.keysOf(scope);
   const sentAtMs = scopeNowMs(ctx, scope);
   const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
-  const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body);
+  const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body, event.type);
   const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
   const timeoutMs = ctx.config.webhookTimeoutMs;
   return { sentAtMs, ...(await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly })) };
@@ -202,6 +202,11 @@ async function deliver(deps: WebhookDeps, payload: DeliverPayload, job: Job, sco
   // Waiting spends no attempt: the job comes back after the earlier event had its chance.
   if (event === 'WAIT') return runAgainAt(realNow() + ORDER_WAIT_MS);
   const config = await getPlatformConfig(ctx, scope);
+  // Decided at the attempt, like the endpoint: the envelope in effect then is the one that would be sent.
+  if (!sentIn(event.type, config.webhookEnvelope)) {
+    await ctx.store.tx((trx) => settle(trx, event, payload.run, 'NOT_IN_ENVELOPE', scopeNowMs(ctx, scope)));
+    return undefined;
+  }
   const url = config.webhookEndpoint;
   if (!url) {
     await ctx.store.tx(async (trx) => {

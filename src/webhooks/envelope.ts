@@ -3,7 +3,8 @@
  *
  * CURRENT is the newer public shape, `{id, type: "OBJECT.EVENT", timestamp, data}`. LEGACY (the default)
  * is the specification's: a coarse type with the object under a named key, or a flat body for the status
- * notices. Types without a legacy form use the CURRENT shape in both.
+ * notices. Types without a legacy form use the CURRENT shape in both, except the few LEGACY leaves out
+ * altogether (see sentIn).
  */
 import type { WebhookEnvelope } from '../store/schema.ts';
 
@@ -56,6 +57,17 @@ function legacyBody(event: EnvelopeEvent, data: Json): Json | undefined {
     });
   }
   return undefined;
+}
+
+/**
+ * Whether an event of `eventType` is sent at all in `format`. LEGACY has one notification per status
+ * change, and its body names only the coarse type: a refund event (`*.REFUND_*`, recorded beside the
+ * FAILED event of the same change) would reach the receiver as a second, identical-looking FAILED
+ * notification. The FAILED event's transaction already carries the `refund` object, so LEGACY leaves the
+ * refund events out; CURRENT sends them under their own type.
+ */
+export function sentIn(eventType: string, format: WebhookEnvelope): boolean {
+  return format !== 'LEGACY' || !/^[A-Z_]+\.REFUND_/.test(eventType);
 }
 
 /** The envelope of `event` sent at `timestamp` (RFC 3339, the sender's scope time). */

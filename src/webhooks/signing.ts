@@ -5,6 +5,9 @@
  *   API's verifiers expect. It signs only the body, so it cannot by itself stop a replay.
  * - Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature `v1a,<base64 Ed25519>` over
  *   `{id}.{timestamp}.{body}`): the timestamp is signed, so receivers can refuse old deliveries.
+ * Beside them, X-Webhook-Event-Type names the event's fine-grained type (OUTGOING_PAYMENT.REFUND_COMPLETED),
+ * which the LEGACY body does not. Neither scheme covers headers, so it is not signed: it is for routing,
+ * and it always agrees with the signed body (see docs/webhooks.md).
  */
 import { createPublicKey, sign, type KeyObject } from 'node:crypto';
 
@@ -33,15 +36,20 @@ export function standardSignature(
   return `v1a,${sign(null, signed, ed25519PrivateKey).toString('base64')}`;
 }
 
-/** Every header of a delivery. `body` is the exact bytes that will be sent. */
+/** The header that names a delivery's fine-grained event type, in both envelopes. */
+export const EVENT_TYPE_HEADER = 'x-webhook-event-type';
+
+/** Every header of a delivery. `body` is the exact bytes that will be sent; `eventType` is OBJECT.EVENT or TEST. */
 export function webhookHeaders(
   keys: SigningKeys,
   id: string,
   timestampSeconds: number,
   body: Buffer,
+  eventType: string,
 ): Record<string, string> {
   return {
     'content-type': 'application/json',
+    [EVENT_TYPE_HEADER]: eventType,
     'x-grid-signature': gridSignature(body, keys.ecdsaPrivateKey),
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),

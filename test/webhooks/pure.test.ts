@@ -12,7 +12,7 @@ import {
   retryCapMs,
   retryPolicyOf,
 } from '../../src/webhooks/schedule.ts';
-import { buildEnvelope } from '../../src/webhooks/envelope.ts';
+import { buildEnvelope, sentIn } from '../../src/webhooks/envelope.ts';
 import { sealingKey, seal, unseal } from '../../src/webhooks/keys.ts';
 import { gridSignature, standardPublicKey, webhookHeaders } from '../../src/webhooks/signing.ts';
 import { checkWebhookUrl } from '../../src/webhooks/url.ts';
@@ -219,6 +219,25 @@ describe('envelopes', () => {
       data: { id: 'Verification:1' },
     });
   });
+  it('LEGACY leaves out the refund events (the FAILED notification carries the refund); CURRENT sends all', () => {
+    for (const type of [
+      'OUTGOING_PAYMENT.REFUND_COMPLETED',
+      'OUTGOING_PAYMENT.REFUND_FAILED',
+      'OUTGOING_PAYMENT.REFUND_PENDING',
+      'INCOMING_PAYMENT.REFUND_COMPLETED',
+    ]) {
+      assert.equal(sentIn(type, 'LEGACY'), false, `${type} is not a LEGACY notification`);
+      assert.equal(sentIn(type, 'CURRENT'), true, `${type} is a CURRENT notification`);
+    }
+    for (const type of [
+      'OUTGOING_PAYMENT.FAILED',
+      'OUTGOING_PAYMENT.PENDING',
+      'INCOMING_PAYMENT.FAILED',
+      'CUSTOMER.KYC_APPROVED',
+      'TEST',
+    ])
+      assert.equal(sentIn(type, 'LEGACY'), true, `${type} is a LEGACY notification`);
+  });
 });
 
 describe('signing and sealing', () => {
@@ -255,8 +274,9 @@ describe('signing and sealing', () => {
 
   it('webhook-signature signs "{id}.{timestamp}.{body}" with Ed25519', () => {
     const body = Buffer.from('{"a":1}');
-    const h = webhookHeaders(keys, 'Webhook:1', 1700000000, body);
+    const h = webhookHeaders(keys, 'Webhook:1', 1700000000, body, 'OUTGOING_PAYMENT.REFUND_COMPLETED');
     assert.equal(h['content-type'], 'application/json');
+    assert.equal(h['x-webhook-event-type'], 'OUTGOING_PAYMENT.REFUND_COMPLETED', 'the fine-grained type');
     assert.equal(h['webhook-id'], 'Webhook:1');
     assert.equal(h['webhook-timestamp'], '1700000000');
     const [version, sig] = h['webhook-signature']!.split(',');

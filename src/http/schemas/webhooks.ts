@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery, StringEnum, Timestamp } from './common.ts';
 
-export const DeliveryState = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT'] as const, {
+export const DeliveryState = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT', 'NOT_IN_ENVELOPE'] as const, {
   description:
     'PENDING: not yet acknowledged (retries may be due). DELIVERED: a 2xx or 409 came back. FAILED: not ' +
-    'retried, or out of retries. NO_ENDPOINT: no endpoint was configured when it was due',
+    'retried, or out of retries. NO_ENDPOINT: no endpoint was configured when it was due. NOT_IN_ENVELOPE: ' +
+    'the envelope in effect when it was due has no notification for its type (LEGACY: refund events)',
 });
 
 export const WebhookAttempt = Type.Object({

@@ -9,6 +9,7 @@ import * as m007 from './007_incoming_payments.ts';
 import * as m008 from './008_server_settings.ts';
 import * as m009 from './009_contract_fields.ts';
 import * as m010 from './010_idempotency_expiry.ts';
+import * as m011 from './011_delivery_not_in_envelope.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008_server_settings': m008,
   '009_contract_fields': m009,
   '010_idempotency_expiry': m010,
+  '011_delivery_not_in_envelope': m011,
 };
