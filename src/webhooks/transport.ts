@@ -1,4 +1,6 @@
-import { lookup } from 'node:dns/promises';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Agent, fetch, type Response } from 'undici';
 import { isInternalAddress, isInternalHost } from './url.ts';
 /**
  * One HTTP POST of a webhook, with the limits a URL chosen by a platform calls for: no redirects
@@ -46,22 +48,43 @@ function describe(err: unknown, timeoutMs: number): string {
   return (cause ? `${e.message ?? 'request failed'}: ${cause}` : (e.message ?? String(err))).slice(0, 500);
 }
 
+/** How a name becomes addresses: the system resolver, or a test's own. */
+export type Resolve = (
+  hostname: string,
+  options: LookupAllOptions,
+  done: (err: Error | null, all: LookupAddress[]) => void,
+) => void;
+
 /**
- * Refuses a host that is internal or resolves to an internal address. Checked before each attempt, so an
- * endpoint whose name later moves onto an internal address is caught too. (The connection resolves the
- * name again; a DNS server answering differently within that instant is not covered.)
+ * The lookup the connection itself uses, refusing a name any of whose addresses is internal. The check is
+ * on the addresses the socket connects to, not on an earlier resolution: a name that resolves to a public
+ * address once and an internal one a moment later (DNS rebinding) is caught.
  */
-async function refuseInternal(url: string): Promise<string | null> {
-  const { hostname } = new URL(url);
-  if (isInternalHost(hostname)) return `refused: ${hostname} is an internal address`;
-  try {
-    const addresses = await lookup(hostname.replace(/^\[|\]$/g, ''), { all: true });
-    const internal = addresses.find((a) => isInternalAddress(a.address));
-    return internal ? `refused: ${hostname} resolves to the internal address ${internal.address}` : null;
-  } catch (err) {
-    return `cannot resolve ${hostname}: ${(err as Error).message}`;
-  }
+export function publicOnlyLookup(resolve: Resolve = dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, all) => {
+      if (err) return callback(err, '', 0);
+      const internal = all.find((a) => isInternalAddress(a.address));
+      if (internal) {
+        const refusal = new Error(`refused: ${hostname} resolves to the internal address ${internal.address}`);
+        return callback(refusal, '', 0);
+      }
+      const [first] = all;
+      if (!first) return callback(new Error(`cannot resolve ${hostname}: no address`), '', 0);
+      // net.connect asks for all addresses when it races IPv4 and IPv6 (autoSelectFamily), one otherwise.
+      if (options.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, all);
+      else callback(null, first.address, first.family);
+    });
+  };
 }
+
+/** Connections for deliveries that must stay public: every address connected to goes through the check. */
+export function publicOnlyAgent(resolve?: Resolve): Agent {
+  return new Agent({ connect: { lookup: publicOnlyLookup(resolve) } });
+}
+
+const publicAgent = publicOnlyAgent();
+const anyAgent = new Agent();
 
 export interface WebhookPost {
   url: string;
@@ -73,20 +96,25 @@ export interface WebhookPost {
   clockMs: () => number;
   /** Refuse internal addresses: production deliveries never reach them (see webhooks/url.ts). */
   publicOnly: boolean;
+  /** The connections to use; by default, one that checks every address when publicOnly. */
+  agent?: Agent;
 }
 
 export async function postWebhook(post: WebhookPost): Promise<PostResult> {
   const { url, body, headers, timeoutMs, clockMs, publicOnly } = post;
   const started = clockMs();
   const signal = AbortSignal.timeout(timeoutMs);
-  if (publicOnly) {
-    const refused = await refuseInternal(url);
-    if (refused) return { status: null, body: null, latencyMs: clockMs() - started, error: refused };
+  // An IP literal or a plainly local name needs no lookup to be refused (and gets none from the socket).
+  const { hostname } = new URL(url);
+  if (publicOnly && isInternalHost(hostname)) {
+    const error = `refused: ${hostname} is an internal address`;
+    return { status: null, body: null, latencyMs: clockMs() - started, error };
   }
+  const dispatcher = post.agent ?? (publicOnly ? publicAgent : anyAgent);
   try {
     // A view over the same bytes (not a copy): what was signed is what goes out.
     const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
-    const response = await fetch(url, { method: 'POST', body: bytes, headers, redirect: 'manual', signal });
+    const response = await fetch(url, { method: 'POST', body: bytes, headers, redirect: 'manual', signal, dispatcher });
     let text: string | null = null;
     let error: string | null = null;
     try {

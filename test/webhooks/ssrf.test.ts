@@ -2,7 +2,11 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { isInternalAddress, isInternalHost } from '../../src/webhooks/url.ts';
-import { postWebhook } from '../../src/webhooks/transport.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import { Agent } from 'undici';
+import { postWebhook, publicOnlyAgent, type Resolve } from '../../src/webhooks/transport.ts';
 
 describe('production webhooks never reach internal addresses', () => {
   let server: TestServer;
@@ -90,13 +94,42 @@ describe('production webhooks never reach internal addresses', () => {
     );
   });
 
-  it('checks where a name resolves before each production attempt', async () => {
-    const post = { body: Buffer.from('{}'), headers: {}, timeoutMs: 1000, clockMs: Date.now, publicOnly: true };
+  it('checks the address each production attempt connects to, not an earlier lookup', async () => {
+    const post = { body: Buffer.from('{}'), headers: {}, timeoutMs: 2000, clockMs: Date.now, publicOnly: true };
     const refused = await postWebhook({ ...post, url: 'https://localhost:9/hook' });
     assert.equal(refused.status, null);
     assert.match(refused.error!, /internal address/);
     const unresolvable = await postWebhook({ ...post, url: 'https://no-such-host.invalid/hook' });
-    assert.match(unresolvable.error!, /cannot resolve/);
+    assert.match(unresolvable.error!, /ENOTFOUND/);
+
+    // A real receiver on loopback, reached through a name that a resolver of the test's own maps to it:
+    // what a public name rebound to an internal address looks like to the socket.
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      received.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const rebound: Resolve = (_host, _options, done) => done(null, [{ address: '127.0.0.1', family: 4 }]);
+    const url = `http://hooks.rebound.test:${port}/hook`;
+    try {
+      const blocked = await postWebhook({ ...post, url, agent: publicOnlyAgent(rebound) });
+      assert.deepEqual([blocked.status, received], [null, []], 'nothing reached the receiver');
+      assert.match(blocked.error!, /hooks\.rebound\.test resolves to the internal address 127\.0\.0\.1/);
+      // The same name through a lookup that does not check: the receiver answers, so the refusal above
+      // was the check, not a broken setup.
+      const unchecked: LookupFunction = (_host, options, callback) =>
+        options.all
+          ? (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, [
+              { address: '127.0.0.1', family: 4 },
+            ])
+          : callback(null, '127.0.0.1', 4);
+      const reached = await postWebhook({ ...post, url, agent: new Agent({ connect: { lookup: unchecked } }) });
+      assert.deepEqual([reached.status, received], [200, ['/hook']]);
+    } finally {
+      receiver.close();
+    }
   });
 
   it('lets an operator allow internal receivers', async () => {
