@@ -72,6 +72,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const http = await buildHttp(services, {
     logger: services.log,
     bodyLimitBytes: config.bodyLimitBytes,
+    rateLimits: config.rateLimitPerMinute,
     validateResponses: options.validateResponses ?? false,
     ready: () => store.ping(),
   });

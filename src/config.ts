@@ -45,6 +45,8 @@ export interface Config {
    * so another process never claims a delivery that is still in flight.
    */
   webhookTimeoutMs: number;
+  /** Requests per minute per token, by the token's environment (0: no limit); counted in each process. */
+  rateLimitPerMinute: { production: number; sandbox: number };
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -103,6 +105,18 @@ export const VARIABLES = {
   ALLOW_PRIVATE_WEBHOOK_URLS: variable(boolean, '`true` or `false`', 'false'),
   RATES_FILE: variable(Type.String({ minLength: 1 }), 'the path of a JSON rates file (see README, Rates and fees)'),
   WEBHOOK_TIMEOUT_MS: variable(integer(50, 30_000), 'a number of milliseconds from 50 to 30000', 10_000),
+  // Generous in production (a client at 100 requests a second is never slowed); sandbox tokens are not
+  // limited unless asked, so a developer's test suite against the embedded sandbox never meets a 429.
+  RATE_LIMIT_PER_MINUTE: variable(
+    integer(0, 1_000_000),
+    'a number of requests per minute per production token from 0 (no limit) to 1000000',
+    6000,
+  ),
+  SANDBOX_RATE_LIMIT_PER_MINUTE: variable(
+    integer(0, 1_000_000),
+    'a number of requests per minute per sandbox token from 0 (no limit) to 1000000',
+    0,
+  ),
 } as const;
 
 type Name = keyof typeof VARIABLES;
@@ -227,5 +241,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),
     webhookTimeoutMs: value(env, 'WEBHOOK_TIMEOUT_MS'),
+    rateLimitPerMinute: {
+      production: value(env, 'RATE_LIMIT_PER_MINUTE'),
+      sandbox: value(env, 'SANDBOX_RATE_LIMIT_PER_MINUTE'),
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import { findUnstorableText } from '../domain/text.ts';
+import type { Http } from './http.ts';
 import { ErrorBody } from './schemas/common.ts';
 
 /** Longer URLs are refused with 414 before routing; Node's own header limit (16 KiB) sits above it. */
@@ -51,6 +52,12 @@ function refuseBadQueryEncoding(url: string): void {
       location: 'querystring',
     });
   }
+}
+
+/** On the API scope: the text rule before validation, and the statuses it (and rate limits) add to every route. */
+export function guardApiInput(api: Http): void {
+  api.addHook('preValidation', refuseUnstorableText);
+  api.addHook('onRoute', declareCommonErrors);
 }
 
 /** onRequest: a URL longer than MAX_URL_BYTES is a 414 in the error shape. */

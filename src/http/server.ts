@@ -12,19 +12,16 @@ import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
 import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
-import {
-  answerClientError,
-  answerFrameworkError,
-  declareCommonErrors,
-  refuseLongUrl,
-  refuseUnstorableText,
-} from './bad-input.ts';
+import { limitPerToken, type RateLimits } from './rate-limit.ts';
+import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl } from './bad-input.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface HttpOptions {
   logger: Logger;
   bodyLimitBytes: number;
+  /** Requests per minute per token, by environment (0: no limit). */
+  rateLimits: RateLimits;
   /** Check every response against its declared schema (tests turn this on so the OpenAPI document cannot drift). */
   validateResponses: boolean;
   /** Readiness: throws when the database cannot be reached. */
@@ -299,9 +296,9 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticate);
+      await limitPerToken(api as Http, options.rateLimits);
       api.addHook('preValidation', splitCommaArrays);
-      api.addHook('preValidation', refuseUnstorableText);
-      api.addHook('onRoute', declareCommonErrors);
+      guardApiInput(api as Http);
       api.addHook(
         'onRoute',
         idempotentRoutes(services.ctx, services.worker, (err) => toErrorBody(err as Error)),
