@@ -7,14 +7,27 @@ import { migrate, openStore, type Store } from './store/db.ts';
 import { checkServerKey, KeyMismatchError } from './store/key-check.ts';
 import { makeServices, type Services } from './services/index.ts';
 
+/** Secret-bearing properties, wherever they appear in a logged object up to three levels down. */
+const SECRET_KEYS = ['clientSecret', 'secret', 'privateKey', 'password', 'signingSecret'];
+/** Header records are logged by Fastify (`req.headers`) and by plugins at trace (multipart's `busboyOptions`). */
+const SECRET_HEADERS = ['authorization', 'cookie', '["set-cookie"]', '["proxy-authorization"]'];
+
+/** Every path pino must censor: credentials never reach a log, at any level. */
+export const REDACTED_PATHS = [
+  ...['', '*.', '*.*.'].flatMap((depth) => SECRET_KEYS.map((key) => `${depth}${key}`)),
+  ...['headers', '*.headers', '*.*.headers'].flatMap((at) =>
+    SECRET_HEADERS.map((h) => (h.startsWith('[') ? `${at}${h}` : `${at}.${h}`)),
+  ),
+  // Node's HTTP parser attaches the unparsed bytes, headers and all, to a client error.
+  'rawPacket',
+  '*.rawPacket',
+];
+
 export function makeLogger(config: Config): Logger {
   return pino({
     level: config.logLevel,
-    // Credentials never reach the logs, whatever a serializer later decides to include.
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.clientSecret', '*.secret', '*.privateKey'],
-      censor: '[redacted]',
-    },
+    // Credentials never reach the logs, whatever a serializer or a plugin later decides to include.
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   });
 }
 
@@ -59,6 +72,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const http = await buildHttp(services, {
     logger: services.log,
     bodyLimitBytes: config.bodyLimitBytes,
+    rateLimits: config.rateLimitPerMinute,
     validateResponses: options.validateResponses ?? false,
     ready: () => store.ping(),
   });

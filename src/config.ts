@@ -47,6 +47,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** The operator API's bearer token (settlement at scale); unset means that API is not served. */
   operatorToken: string | undefined;
+  /** Requests per minute per token, by the token's environment (0: no limit); counted in each process. */
+  rateLimitPerMinute: { production: number; sandbox: number };
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -108,6 +110,18 @@ export const VARIABLES = {
   OPERATOR_TOKEN: variable(
     Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,256}$' }),
     'a random token of at least 32 characters, such as the output of `openssl rand -hex 32`, or unset it',
+  ),
+  // Generous in production (a client at 100 requests a second is never slowed); sandbox tokens are not
+  // limited unless asked, so a developer's test suite against the embedded sandbox never meets a 429.
+  RATE_LIMIT_PER_MINUTE: variable(
+    integer(0, 1_000_000),
+    'a number of requests per minute per production token from 0 (no limit) to 1000000',
+    6000,
+  ),
+  SANDBOX_RATE_LIMIT_PER_MINUTE: variable(
+    integer(0, 1_000_000),
+    'a number of requests per minute per sandbox token from 0 (no limit) to 1000000',
+    0,
   ),
 } as const;
 
@@ -235,5 +249,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),
     webhookTimeoutMs: value(env, 'WEBHOOK_TIMEOUT_MS'),
     operatorToken: read(env, 'OPERATOR_TOKEN'),
+    rateLimitPerMinute: {
+      production: value(env, 'RATE_LIMIT_PER_MINUTE'),
+      sandbox: value(env, 'SANDBOX_RATE_LIMIT_PER_MINUTE'),
+    },
   };
 }

@@ -13,10 +13,16 @@ import { registerRoutes } from './routes/index.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
+import { limitPerToken, type RateLimits } from './rate-limit.ts';
+import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl } from './bad-input.ts';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface HttpOptions {
   logger: Logger;
   bodyLimitBytes: number;
+  /** Requests per minute per token, by environment (0: no limit). */
+  rateLimits: RateLimits;
   /** Check every response against its declared schema (tests turn this on so the OpenAPI document cannot drift). */
   validateResponses: boolean;
   /** Readiness: throws when the database cannot be reached. */
@@ -52,9 +58,12 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   404: 'REFERENCE_NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   409: 'CONFLICT',
+  408: 'REQUEST_TIMEOUT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
+  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
 };
 
 export function toErrorBody(err: FastifyError | AppError | Error): {
@@ -131,7 +140,7 @@ async function splitCommaArrays(request: FastifyRequest): Promise<void> {
  * Under test (validateResponses), a route may only answer the error statuses its schema declares: the
  * OpenAPI document lists them, and clients generated from it know no others. An undeclared one becomes a
  * 500 whose message names the route, the status and the code, so the test that provoked it fails loudly.
- * Statuses the server answers for every route (413, 415, 429, 500, 503) need no declaration.
+ * Statuses the server answers for every route (413, 414, 415, 429, 500, 503) need no declaration.
  */
 export function undeclaredStatus(request: FastifyRequest, body: ReturnType<typeof toErrorBody>) {
   const declared = request.routeOptions.schema?.response as Record<string, unknown> | undefined;
@@ -141,7 +150,7 @@ export function undeclaredStatus(request: FastifyRequest, body: ReturnType<typeo
   return { status: 500, code: 'INTERNAL_ERROR' as const, message };
 }
 
-const EVERY_ROUTE_STATUSES = new Set([413, 415, 429, 500, 503]);
+const EVERY_ROUTE_STATUSES = new Set([413, 414, 415, 429, 500, 503]);
 
 function errorBodyFor(request: FastifyRequest, err: Error, checkDeclared: boolean) {
   const body = toErrorBody(err);
@@ -168,6 +177,64 @@ function useSchemaCompilers(app: Http, validateResponses: boolean): void {
       }
       return JSON.stringify(data);
     };
+  });
+}
+
+/** Only JSON is accepted (multipart is added by the routes that take files); anything else is 415. */
+function acceptJsonOnly(app: Http): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    let text: string;
+    try {
+      // Strict UTF-8: bytes that are not UTF-8 are refused, not silently stored as U+FFFD.
+      text = strictUtf8.decode(typeof body === 'string' ? Buffer.from(body) : body);
+    } catch {
+      return done(
+        new AppError('INVALID_INPUT', 'Request body is not valid UTF-8', { field: 'body', rule: 'utf8' }),
+        undefined,
+      );
+    }
+    // Official clients send POSTs such as execute with no body at all; an empty body is "no body".
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new AppError('INVALID_INPUT', 'Request body is not valid JSON', { field: 'body', rule: 'json' }), undefined);
+    }
+  });
+}
+
+/** Every refusal, the router's 404 and 405 included, answers in the error shape. */
+function answerErrorsInShape(app: Http, validateResponses: boolean): void {
+  app.addHook('onRequest', refuseLongUrl);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const body = errorBodyFor(request, err as Error, validateResponses);
+    if (body.status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: body.code, status: body.status }, 'request rejected');
+    reply.status(body.status).type('application/json').send(JSON.stringify(body));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
+      (method) => app.findRoute({ method: method, url: path }) !== null,
+    );
+    const body =
+      allowed.length > 0
+        ? {
+            status: 405,
+            code: 'METHOD_NOT_ALLOWED',
+            message: `${request.method} is not allowed on ${path}`,
+            details: { allowed },
+          }
+        : { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No route ${request.method} ${path}` };
+    if (allowed.length > 0) reply.header('allow', allowed.join(', '));
+    reply.status(body.status).type('application/json').send(JSON.stringify(body));
   });
 }
 
@@ -204,51 +271,15 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     // Paths keep `:` `$` `@` raw or percent-encoded; find-my-way decodes both to the same value.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     return503OnClosing: true,
+    // What Node's HTTP parser and Fastify's router refuse is answered in the error shape too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   useSchemaCompilers(app, options.validateResponses);
 
-  // Only JSON is accepted (multipart is added by the routes that take files); anything else is 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    // Official clients send POSTs such as execute with no body at all; an empty body is "no body".
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(new AppError('INVALID_INPUT', 'Request body is not valid JSON', { field: 'body', rule: 'json' }), undefined);
-    }
-  });
-
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-
-  app.setErrorHandler((err, request, reply) => {
-    const body = errorBodyFor(request, err as Error, options.validateResponses);
-    if (body.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: body.code, status: body.status }, 'request rejected');
-    reply.status(body.status).type('application/json').send(JSON.stringify(body));
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
-      (method) => app.findRoute({ method: method, url: path }) !== null,
-    );
-    const body =
-      allowed.length > 0
-        ? {
-            status: 405,
-            code: 'METHOD_NOT_ALLOWED',
-            message: `${request.method} is not allowed on ${path}`,
-            details: { allowed },
-          }
-        : { status: 404, code: 'REFERENCE_NOT_FOUND', message: `No route ${request.method} ${path}` };
-    if (allowed.length > 0) reply.header('allow', allowed.join(', '));
-    reply.status(body.status).type('application/json').send(JSON.stringify(body));
-  });
+  acceptJsonOnly(app);
+  answerErrorsInShape(app, options.validateResponses);
 
   await app.register(swagger, {
     openapi: {
@@ -271,7 +302,9 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticate);
+      await limitPerToken(api as Http, options.rateLimits);
       api.addHook('preValidation', splitCommaArrays);
+      guardApiInput(api as Http);
       api.addHook(
         'onRoute',
         idempotentRoutes(services.ctx, services.worker, (err) => toErrorBody(err as Error)),

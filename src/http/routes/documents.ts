@@ -5,6 +5,7 @@ import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { present } from '../../domain/assert.ts';
+import { findUnstorableText } from '../../domain/text.ts';
 import { cleanFileName, MAX_DOCUMENT_BYTES, parseDocumentFields, SNIFF_BYTES } from '../../domain/documents.ts';
 import type { DocumentFileStore, ReceivedFile } from '../../store/document-files.ts';
 import type { DocumentUpload } from '../../services/documents.ts';
@@ -45,6 +46,9 @@ async function readUpload(
         }
         received = { ...(await files.receive(part.file, SNIFF_BYTES)), fileName: cleanFileName(part.filename) };
       } else {
+        const unstorable = findUnstorableText({ [part.fieldname]: String(part.value) });
+        if (unstorable)
+          refusal ??= invalidInput(unstorable.field, `${unstorable.field} ${unstorable.reason}`, 'storableText');
         if (part.fieldname in raw)
           refusal ??= invalidInput(part.fieldname, `${part.fieldname} is given twice`, 'duplicate');
         if (part.valueTruncated) refusal ??= invalidInput(part.fieldname, `${part.fieldname} is too long`, 'maxLength');
@@ -58,8 +62,22 @@ async function readUpload(
     return { fields, fileName, file };
   } catch (err) {
     if (received) await files.discard(received.tempPath);
-    throw err;
+    throw malformedUpload(err) ?? err;
   }
+}
+
+/**
+ * A body the multipart parser could not read (no boundary, a part cut short, a bad part header) is the
+ * client's fault: a 400 in the error shape. Our own refusals, @fastify/multipart's limit errors (which
+ * carry their 4xx status) and failures of the machine (a disk error has a syscall) keep their own answer.
+ */
+function malformedUpload(err: unknown): AppError | undefined {
+  if (!(err instanceof Error) || err instanceof AppError) return undefined;
+  if ('syscall' in err || (err as { statusCode?: number }).statusCode !== undefined) return undefined;
+  return new AppError('INVALID_INPUT', `The multipart body cannot be read: ${err.message}`, {
+    field: 'body',
+    rule: 'multipart',
+  });
 }
 
 declare module 'fastify' {

@@ -1,0 +1,47 @@
+/**
+ * Text every database engine can store. PostgreSQL refuses NUL in a text column (a 500 if it gets that
+ * far), and a lone UTF-16 surrogate, which JSON.parse accepts from `"\ud800"`, is silently turned into
+ * U+FFFD on the way to either engine. Refusing both at the edge keeps SQLite and PostgreSQL answering the
+ * same, and keeps a stored value equal to the one sent.
+ */
+
+// NUL; a high surrogate not followed by a low one, or a low one not preceded by a high one.
+// oxlint-disable-next-line no-control-regex -- finding NUL is the point
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored, or undefined when it can. */
+export function unstorableTextReason(text: string): string | undefined {
+  const found = UNSTORABLE.exec(text);
+  if (!found) return undefined;
+  return found[0] === '\u0000' ? 'contains a NUL character (\\u0000)' : 'contains a lone UTF-16 surrogate';
+}
+
+export interface UnstorableText {
+  /** Dotted path of the value (or of the object holding the offending key), `body` for the whole body. */
+  field: string;
+  reason: string;
+}
+
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+/**
+ * The first string in a parsed JSON value, query string or path parameter record (keys included) that no
+ * engine can store. Depth-first, so the field named is the one a client would look at first.
+ */
+export function findUnstorableText(value: unknown, path = ''): UnstorableText | undefined {
+  if (typeof value === 'string') {
+    const reason = unstorableTextReason(value);
+    return reason ? { field: path || 'body', reason } : undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value as Record<string, unknown>);
+  for (const [key, child] of entries) {
+    const keyReason = unstorableTextReason(key);
+    if (keyReason) return { field: path || 'body', reason: `has a property name that ${keyReason}` };
+    const found = findUnstorableText(child, join(path, key));
+    if (found) return found;
+  }
+  return undefined;
+}
