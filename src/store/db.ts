@@ -193,6 +193,13 @@ function installPgParsers(): void {
   pgParsersInstalled = true;
 }
 
+/** The embedded database's file under DATA_DIR. */
+export const SQLITE_FILE = 'payouts.sqlite';
+
+export function sqlitePath(dataDir: string): string {
+  return join(dataDir, SQLITE_FILE);
+}
+
 export interface StoreOptions {
   dataDir: string;
   databaseUrl?: string | undefined;
@@ -228,7 +235,7 @@ export function openStore(options: StoreOptions): Store {
     return store;
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const file = new SqliteDatabase(join(options.dataDir, 'payouts.sqlite'));
+  const file = new SqliteDatabase(sqlitePath(options.dataDir));
   file.defaultSafeIntegers(true);
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = FULL');

@@ -1,0 +1,3 @@
+import type { CliCommand } from '../command.ts';
+
+export const backupCommands: CliCommand[] = [];
