@@ -6,12 +6,13 @@ import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { describeStartupError } from './startup-errors.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
+import { BackupError } from './store/backup.ts';
 import { VERSION } from './version.ts';
 
 /** The exit code and the line an operator reads for a command that threw. */
 function report(err: unknown): number {
   if (err instanceof CommanderError) return exitCodeOf(err); // commander has printed the message and usage
-  if (err instanceof AppError || err instanceof DataDirBusyError) {
+  if (err instanceof AppError || err instanceof DataDirBusyError || err instanceof BackupError) {
     // A missing transaction or account, or one in the wrong state, is the operator's input, not a crash.
     process.stderr.write(`payouts: ${err.message}\n`);
     return 1;

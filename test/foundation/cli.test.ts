@@ -78,6 +78,7 @@ describe('command line', () => {
       ['transactions', 'settle', '--help'],
       ['tokens', 'revoke', 'Token:x', '-h'],
       ['platforms', '--help'],
+      ['restore', 'some.tar.gz', '--help'],
     ]) {
       const help = await runCli(args, untouched);
       assert.equal(help.code, 0, help.stderr);
