@@ -8,6 +8,7 @@ import * as m006 from './006_identity_documents.ts';
 import * as m007 from './007_incoming_payments.ts';
 import * as m008 from './008_server_settings.ts';
 import * as m009 from './009_contract_fields.ts';
+import * as m010 from './010_operator_metrics.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007_incoming_payments': m007,
   '008_server_settings': m008,
   '009_contract_fields': m009,
+  '010_operator_metrics': m010,
 };
