@@ -3,7 +3,17 @@
 // with the value and how to fix it. Each variable's rule is a JSON schema (TypeBox, checked by Ajv);
 // what a schema cannot say (a key's length, a folder that must be writable) is checked right after.
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -188,12 +198,17 @@ function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string, databaseUrl: str
   const file = secretKeyPath(dataDir);
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
   const key = randomBytes(32);
-  // 'wx' fails if another process created the file in the meantime; then read theirs.
+  // Written whole under a name of its own, then linked into place: the link fails if another process
+  // started at the same time got there first, and then its key (never a half-written file) is the key.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(draft, key.toString('hex'), { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+    linkSync(draft, file);
     return key;
   } catch {
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  } finally {
+    rmSync(draft, { force: true });
   }
 }
 

@@ -2,7 +2,7 @@
 // every way a command can end into one exit code and, for an operator's mistake, one line on stderr.
 import { buildProgram, CommanderError, exitCodeOf, type ProgramOutcome } from './cli/program.ts';
 import { COMMANDS } from './cli/table.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { describeStartupError } from './startup-errors.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
@@ -10,7 +10,7 @@ import { BackupError } from './store/backup.ts';
 import { VERSION } from './version.ts';
 
 /** The exit code and the line an operator reads for a command that threw. */
-function report(err: unknown): number {
+function report(err: unknown, config: Config | undefined): number {
   if (err instanceof CommanderError) return exitCodeOf(err); // commander has printed the message and usage
   if (err instanceof AppError || err instanceof DataDirBusyError || err instanceof BackupError) {
     // A missing transaction or account, or one in the wrong state, is the operator's input, not a crash.
@@ -21,28 +21,20 @@ function report(err: unknown): number {
     process.stderr.write(`payouts: ${err.message}\n`);
     return 2;
   }
-  let known: string | undefined;
-  try {
-    known = describeStartupError(err, loadConfig(process.env, { existingDatabase: true }));
-  } catch {
-    known = undefined;
-  }
+  const known = config && describeStartupError(err, config);
   process.stderr.write(`payouts: ${known ?? (err instanceof Error ? err.stack : String(err))}\n`);
   return 1;
 }
 
-async function main(argv: string[]): Promise<number | undefined> {
-  const outcome: ProgramOutcome = { exitCode: 0 };
-  const program = buildProgram(COMMANDS, VERSION, outcome);
-  await program.parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' });
-  return outcome.exitCode;
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== undefined) process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.exitCode = report(err);
-  },
-);
+const outcome: ProgramOutcome = { exitCode: 0 };
+const argv = process.argv.slice(2);
+buildProgram(COMMANDS, VERSION, outcome)
+  .parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' })
+  .then(
+    () => {
+      if (outcome.exitCode !== undefined) process.exitCode = outcome.exitCode;
+    },
+    (err: unknown) => {
+      process.exitCode = report(err, outcome.config);
+    },
+  );

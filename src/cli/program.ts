@@ -2,7 +2,7 @@
 // command prints that usage and runs nothing; an unknown command or option, a missing argument or a value
 // outside its choices prints the message and the usage on stderr and exits 2.
 import { Command, CommanderError, Option } from 'commander';
-import { databaseLabel, loadConfig } from '../config.ts';
+import { databaseLabel, loadConfig, type Config } from '../config.ts';
 import { GROUPS, type CliCommand } from './command.ts';
 
 /** A usage error raised by a command's own checks (exit code 2, like the parser's). */
@@ -11,6 +11,8 @@ export const USAGE_ERROR = 'payouts.usage';
 export interface ProgramOutcome {
   /** Set by the command that ran: its exit code, or undefined for a server that keeps running. */
   exitCode: number | undefined;
+  /** The configuration the command ran with, for describing a failure to start. */
+  config?: Config;
 }
 
 function configure(command: Command): Command {
@@ -49,6 +51,7 @@ function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome)
     if (missing) fail(`required option '${missing.flags}' not specified`);
     // Read the environment only now: `--help` and usage errors never touch (or create) a data folder.
     const config = loadConfig(process.env, { existingDatabase: entry.database === 'uses' });
+    outcome.config = config;
     if (entry.writes) process.stderr.write(`payouts: database: ${databaseLabel(config)}\n`);
     outcome.exitCode = await entry.run({
       config,

@@ -9,7 +9,9 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
+  type DialectAdapter,
   sql,
   type DatabaseConnection,
   type Driver,
@@ -158,12 +160,27 @@ class SqliteDriver implements Driver {
   }
 }
 
+/**
+ * Kysely's SQLite adapter runs migrations outside a transaction, with no lock: two processes starting on one
+ * new database (two servers, a server and `payouts migrate`) would both create the same tables. SQLite's DDL
+ * is transactional, so saying so makes the migrator run in one transaction, which our driver begins with
+ * `begin immediate`: the second process waits for the first to commit, then finds nothing left to do.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class CachingSqliteDialect extends SqliteDialect {
   constructor(private readonly file: SqliteDatabase.Database) {
     super({ database: file });
   }
   override createDriver(): Driver {
     return new SqliteDriver(this.file);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
