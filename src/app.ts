@@ -5,6 +5,7 @@ import { buildHttp } from './http/server.ts';
 import type { Http } from './http/http.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
 import { checkServerKey, KeyMismatchError } from './store/key-check.ts';
+import { DataDirBusyError, holdShared } from './store/data-dir-lock.ts';
 import { makeServices, type Services } from './services/index.ts';
 
 /** Secret-bearing properties, wherever they appear in a logged object up to three levels down. */
@@ -51,11 +52,23 @@ export async function openServices(
   clock: Clock = systemClock,
   random: () => number = Math.random,
 ): Promise<{ store: Store; services: Services }> {
+  // The embedded database's folder is in use for as long as this store is open: a restore waits for it.
+  let lock: { release(): void } | undefined;
+  try {
+    lock = config.databaseUrl ? undefined : holdShared(config.dataDir);
+  } catch (err) {
+    throw err instanceof DataDirBusyError ? new ConfigError(err.message) : err;
+  }
   const store = openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
   });
+  const close = store.close;
+  store.close = async () => {
+    await close();
+    lock?.release();
+  };
   try {
     await migrate(store);
     await checkServerKey(store, config.secretKey, clock.nowMs());

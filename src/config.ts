@@ -3,13 +3,24 @@
 // with the value and how to fix it. Each variable's rule is a JSON schema (TypeBox, checked by Ajv);
 // what a schema cannot say (a key's length, a folder that must be writable) is checked right after.
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
+import { sqlitePath } from './store/db.ts';
 
 /** Everything the process reads from its environment, parsed and checked once at start. */
 export interface Config {
@@ -21,6 +32,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Server-side key: peppers API secret hashes and encrypts webhook signing keys at rest. */
   secretKey: Buffer;
+  /** The file under dataDir the key was read from; undefined when it came from SECRET_KEY. */
+  secretKeyFile: string | undefined;
   logLevel: LogLevel;
   /** How long a quote can be executed after it is created. */
   quoteTtlMs: number;
@@ -203,15 +216,20 @@ function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string, databaseUrl: str
         `it to ${fix}`,
     );
   }
-  const file = join(dataDir, 'secret.key');
+  const file = secretKeyPath(dataDir);
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
   const key = randomBytes(32);
-  // 'wx' fails if another process created the file in the meantime; then read theirs.
+  // Written whole under a name of its own, then linked into place: the link fails if another process
+  // started at the same time got there first, and then its key (never a half-written file) is the key.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(draft, key.toString('hex'), { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+    linkSync(draft, file);
     return key;
   } catch {
     return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  } finally {
+    rmSync(draft, { force: true });
   }
 }
 
@@ -224,19 +242,53 @@ function loadRatesFile(path: string | undefined): RatesFile | undefined {
   }
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Where the generated server key lives when SECRET_KEY is unset (embedded database only). */
+export function secretKeyPath(dataDir: string): string {
+  return join(dataDir, 'secret.key');
+}
+
+export interface LoadOptions {
+  /**
+   * The command works on the server's existing database: with the embedded one, no database file at
+   * DATA_DIR is an error that names the path, and nothing (folder, key, database) is created. Only the
+   * commands that set a database up (serve, migrate, restore) may create one.
+   */
+  existingDatabase?: boolean;
+}
+
+/** The embedded database file must already exist (see LoadOptions.existingDatabase). */
+function requireDatabaseFile(dataDir: string): void {
+  const file = sqlitePath(dataDir);
+  if (existsSync(file)) return;
+  throw new ConfigError(
+    `no database at ${file}: this command works on the server's database and does not create one; ` +
+      `run it with the server's DATA_DIR (or DATABASE_URL), or set a database up there with \`payouts migrate\``,
+  );
+}
+
+/** Which database a command used, for the operator: the SQLite file, or PostgreSQL's host, port and name. */
+export function databaseLabel(config: Pick<Config, 'dataDir' | 'databaseUrl'>): string {
+  if (!config.databaseUrl) return `SQLite ${sqlitePath(config.dataDir)}`;
+  const url = new URL(config.databaseUrl);
+  return `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Config {
   const host = value(env, 'HOST');
   const port = value(env, 'PORT');
   const dataDir = resolve(value(env, 'DATA_DIR'));
-  checkDataDir(dataDir);
   const databaseUrl = read(env, 'DATABASE_URL');
+  if (options.existingDatabase && !databaseUrl) requireDatabaseFile(dataDir);
+  checkDataDir(dataDir);
   const localHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const secretKey = loadSecretKey(env, dataDir, databaseUrl);
   return {
     host,
     port,
     dataDir,
     databaseUrl,
-    secretKey: loadSecretKey(env, dataDir, databaseUrl),
+    secretKey,
+    secretKeyFile: read(env, 'SECRET_KEY') === undefined ? secretKeyPath(dataDir) : undefined,
     logLevel: value(env, 'LOG_LEVEL'),
     quoteTtlMs: value(env, 'QUOTE_TTL_SECONDS') * 1000,
     bodyLimitBytes: value(env, 'BODY_LIMIT_BYTES'),

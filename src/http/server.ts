@@ -13,6 +13,7 @@ import { registerRoutes } from './routes/index.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
+import { registerOperations } from './operations.ts';
 import { limitPerToken, type RateLimits } from './rate-limit.ts';
 import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl } from './bad-input.ts';
 
@@ -238,30 +239,6 @@ function answerErrorsInShape(app: Http, validateResponses: boolean): void {
   });
 }
 
-/** What operators and orchestrators probe, without credentials: request metrics, liveness, readiness. */
-function probeRoutes(app: Http, services: Services, options: HttpOptions): void {
-  const { metrics } = services;
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, never the raw URL: ids in paths would make a label per request.
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
-  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
-
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await options.ready();
-      return { status: 'ready' };
-    } catch {
-      return reply.status(503).send({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' });
-    }
-  });
-}
-
 export async function buildHttp(services: Services, options: HttpOptions): Promise<Http> {
   const app = Fastify({
     loggerInstance: options.logger,
@@ -296,7 +273,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     transform: ({ schema, url }) => ({ schema, url: url.replace(`/${API_VERSION}`, '') }),
   });
 
-  probeRoutes(app, services, options);
+  registerOperations(app, services.metrics, options.ready);
 
   const authenticate = makeAuthHook(services.tokens);
   await app.register(

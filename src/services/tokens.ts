@@ -174,6 +174,40 @@ async function revoke(deps: TokenDeps, scope: Scope, tokenId: string, callerToke
   if (result.numUpdatedRows !== 1n) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
 }
 
+/** A token as the operator's command line lists it: both environments, revoked ones included. */
+export interface OperatorToken extends ApiToken {
+  environment: Scope['environment'];
+  revokedAt: string | null;
+}
+
+/** Every token of a platform, oldest first (the operator's `payouts tokens list`); never a secret or its hash. */
+export async function listPlatformTokens(ctx: Ctx, platformId: string): Promise<OperatorToken[]> {
+  const rows = await ctx.store.db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    ...toApiToken(row),
+    environment: row.environment,
+    revokedAt: row.revoked_at === null ? null : iso(row.revoked_at),
+  }));
+}
+
+/** Revokes a token by id alone, whatever its platform (the operator's `payouts tokens revoke`). */
+export async function revokeTokenById(ctx: Ctx, tokenId: string): Promise<OperatorToken> {
+  return ctx.store.tx(async (trx) => {
+    const row = await trx.selectFrom('api_tokens').selectAll().where('id', '=', tokenId).executeTakeFirst();
+    if (!row) throw notFound('Token', tokenId, 'TOKEN_NOT_FOUND');
+    if (row.revoked_at !== null) throw new AppError('INVALID_INPUT', `Token ${tokenId} is already revoked`);
+    const now = BigInt(scopeNowMs(ctx, { platformId: row.platform_id, environment: row.environment }));
+    await trx.updateTable('api_tokens').set({ revoked_at: now, updated_at: now }).where('id', '=', tokenId).execute();
+    return { ...toApiToken({ ...row, updated_at: now }), environment: row.environment, revokedAt: iso(now) };
+  });
+}
+
 interface TokenDeps {
   ctx: Ctx;
 }

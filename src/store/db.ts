@@ -9,7 +9,9 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
+  type DialectAdapter,
   sql,
   type DatabaseConnection,
   type Driver,
@@ -158,12 +160,27 @@ class SqliteDriver implements Driver {
   }
 }
 
+/**
+ * Kysely's SQLite adapter runs migrations outside a transaction, with no lock: two processes starting on one
+ * new database (two servers, a server and `payouts migrate`) would both create the same tables. SQLite's DDL
+ * is transactional, so saying so makes the migrator run in one transaction, which our driver begins with
+ * `begin immediate`: the second process waits for the first to commit, then finds nothing left to do.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class CachingSqliteDialect extends SqliteDialect {
   constructor(private readonly file: SqliteDatabase.Database) {
     super({ database: file });
   }
   override createDriver(): Driver {
     return new SqliteDriver(this.file);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
@@ -191,6 +208,13 @@ function installPgParsers(): void {
   // int8 (and sums cast to it) come back as bigint, never as a lossy string or number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
   pgParsersInstalled = true;
+}
+
+/** The embedded database's file under DATA_DIR. */
+export const SQLITE_FILE = 'payouts.sqlite';
+
+export function sqlitePath(dataDir: string): string {
+  return join(dataDir, SQLITE_FILE);
 }
 
 export interface StoreOptions {
@@ -228,7 +252,7 @@ export function openStore(options: StoreOptions): Store {
     return store;
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const file = new SqliteDatabase(join(options.dataDir, 'payouts.sqlite'));
+  const file = new SqliteDatabase(sqlitePath(options.dataDir));
   file.defaultSafeIntegers(true);
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = FULL');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
@@ -131,7 +132,8 @@ describe('authentication and isolation', () => {
 
   it('answers health and readiness without credentials', async () => {
     const anon = client(server.baseUrl);
-    assert.deepEqual((await anon.get('/healthz')).body, { status: 'ok' });
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    assert.deepEqual((await anon.get('/healthz')).body, { status: 'ok', version }, 'up, and which build');
     assert.deepEqual((await anon.get('/readyz')).body, { status: 'ready' });
   });
 });

@@ -1,11 +1,10 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client, startServer, type TestServer } from '../helpers/harness.ts';
-import { runCli, runCliOk, spawnServer } from '../helpers/processes.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { runCli, runCliOk } from '../helpers/processes.ts';
 
 describe('command line', () => {
   let server: TestServer;
@@ -77,17 +76,95 @@ describe('command line', () => {
       ['serve', '--help'],
       ['migrate', '-h'],
       ['transactions', 'settle', '--help'],
+      ['tokens', 'revoke', 'Token:x', '-h'],
+      ['platforms', '--help'],
+      ['restore', 'some.tar.gz', '--help'],
     ]) {
       const help = await runCli(args, untouched);
       assert.equal(help.code, 0, help.stderr);
-      assert.match(help.stdout, new RegExp(`^Usage: payouts ${args[0]}`), `usage of ${args[0]}`);
+      const words = args.filter((a) => /^[a-z]+$/.test(a)).join(' ');
+      assert.match(help.stdout, new RegExp(`^Usage: payouts ${words}`), `usage of ${words}`);
     }
     assert.equal(existsSync(fresh), false, 'no data folder was created: nothing ran');
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     assert.equal((await runCli(['--version'], untouched)).stdout, `payouts ${version}\n`);
     const unknown = await runCli(['tokens', 'create', '--bogus'], env);
     assert.equal(unknown.code, 2, unknown.stderr);
-    assert.match(unknown.stderr, /Unknown option '--bogus'[\s\S]*Usage: payouts tokens create/);
+    assert.match(unknown.stderr, /unknown option '--bogus'[\s\S]*Usage: payouts tokens create/i);
+  });
+
+  it('lists platforms and tokens, revokes a token (it stops working at once), never shows a secret', async () => {
+    const created = JSON.parse((await payouts('platforms', 'create', '--name', 'to-list', '--json')).stdout);
+    const listed = JSON.parse((await payouts('platforms', 'list', '--json')).stdout) as Array<{ id: string }>;
+    assert.ok(
+      listed.some((p) => p.id === created.platformId),
+      'the new platform is listed',
+    );
+    assert.match((await payouts('platforms', 'list')).stdout, new RegExp(`^${created.platformId}\tto-list\t`, 'm'));
+    const tokens = await payouts('tokens', 'list', '--platform', created.platformId, '--json');
+    assert.deepEqual(
+      (JSON.parse(tokens.stdout) as Array<{ id: string; environment: string; revokedAt: null }>).map((t) => [
+        t.id,
+        t.environment,
+        t.revokedAt,
+      ]),
+      [
+        [created.sandbox.tokenId, 'sandbox', null],
+        [created.production.tokenId, 'production', null],
+      ],
+      'both environments, oldest first',
+    );
+    assert.ok(!tokens.stdout.includes(created.sandbox.clientSecret), 'no secret in a listing');
+    const api = client(server.baseUrl, created.sandbox);
+    assert.equal((await api.get('/customers')).status, 200, 'the token works before');
+    const revoked = await payouts('tokens', 'revoke', created.sandbox.tokenId);
+    assert.match(revoked.stdout, new RegExp(`^${created.sandbox.tokenId} revoked at `));
+    assert.equal((await api.get('/customers')).status, 401, 'a revoked token stops working at once');
+    assert.match((await payouts('tokens', 'list', '--platform', created.platformId)).stdout, /\tsandbox\t.*\trevoked /);
+    const again = await runCli(['tokens', 'revoke', created.sandbox.tokenId], env);
+    assert.equal(again.code, 1, again.stderr);
+    assert.match(again.stderr, /already revoked/);
+    const missing = await runCli(['tokens', 'list', '--platform', 'Platform:nope'], env);
+    assert.equal(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /no platform Platform:nope/);
+  });
+
+  it('every command that writes names the database it used on stderr, never its credentials', async () => {
+    const expected = server.config.databaseUrl
+      ? (() => {
+          const url = new URL(server.config.databaseUrl);
+          return `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
+        })()
+      : `SQLite ${join(server.config.dataDir, 'payouts.sqlite')}`;
+    const created = await payouts('platforms', 'create', '--name', 'named-db', '--json');
+    assert.equal(created.stderr, `payouts: database: ${expected}\n`, 'the database, on stderr');
+    const platformId = JSON.parse(created.stdout).platformId as string;
+    const token = await payouts('tokens', 'create', '--platform', platformId, '--env', 'sandbox', '--name', 'n');
+    assert.equal(token.stderr, `payouts: database: ${expected}\n`);
+    const password = server.config.databaseUrl ? new URL(server.config.databaseUrl).password : '';
+    if (password) assert.ok(!created.stderr.includes(password), 'no password');
+    assert.equal((await payouts('platforms', 'list')).stderr, '', 'a read says nothing on stderr');
+  });
+
+  it('never creates a second embedded database: where DATA_DIR has none it names the path and the fix', async () => {
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'payouts-elsewhere-')), 'data');
+    const wrong = { ...env, DATA_DIR: elsewhere, DATABASE_URL: '' };
+    for (const args of [
+      ['platforms', 'create', '--name', 'lost'],
+      ['platforms', 'list'],
+      ['tokens', 'revoke', 'Token:x'],
+      ['ledger', 'verify'],
+    ]) {
+      const refused = await runCli(args, wrong);
+      assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `no database at ${join(elsewhere, 'payouts.sqlite').replaceAll('/', '\\/')}: .*DATA_DIR.*payouts migrate`,
+        ),
+      );
+    }
+    assert.equal(existsSync(elsewhere), false, 'nothing was created: no folder, no key, no database');
   });
 
   it('migrates idempotently and verifies the ledger', async () => {
@@ -95,35 +172,5 @@ describe('command line', () => {
     assert.match(migrated.stdout, /up to date/);
     const verified = await payouts('ledger', 'verify');
     assert.match(verified.stdout, /ledger ok/);
-  });
-});
-
-describe('first start', () => {
-  it('creates the default platform on an empty database and prints its sandbox credentials once', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'payouts-first-'));
-    const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
-    try {
-      const first = await spawnServer(env);
-      try {
-        // The credentials are written before the port is bound, so they are in stdout once /readyz answers;
-        // the pipe may still be delivering them, hence the bounded wait.
-        await waitFor(
-          () => /clientSecret:\s+\S+/.test(first.stdout()),
-          'the first start to print the sandbox credentials',
-        );
-        const tokenId = /tokenId:\s+(\S+)/.exec(first.stdout())?.[1];
-        const clientSecret = /clientSecret:\s+(\S+)/.exec(first.stdout())?.[1];
-        assert.ok(tokenId && clientSecret, first.output());
-        const api = client(first.baseUrl, { tokenId, clientSecret });
-        assert.equal((await api.get('/platform/internal-accounts')).status, 200);
-      } finally {
-        await first.stop();
-      }
-      const second = await spawnServer(env);
-      await second.stop();
-      assert.doesNotMatch(second.stdout(), /clientSecret/, 'printed only on the first start');
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
   });
 });

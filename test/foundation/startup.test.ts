@@ -32,7 +32,7 @@ describe('start-up failures', () => {
     const url = 'postgres://someone:hunter2@127.0.0.1:1/payouts';
     const result = await runCli(['migrate'], { ...env, DATABASE_URL: url, SECRET_KEY: 'ab'.repeat(32) });
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /^payouts: cannot reach the database at 127\.0\.0\.1:1\/payouts \(ECONNREFUSED\)/);
+    assert.match(result.stderr, /^payouts: cannot reach the database at 127\.0\.0\.1:1\/payouts \(ECONNREFUSED\)/m);
     assert.doesNotMatch(result.stderr, /hunter2/, 'the password is never printed');
     noStack(result.stderr);
   });

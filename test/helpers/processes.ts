@@ -84,13 +84,32 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+export interface SpawnOptions {
+  /**
+   * Run it on a pseudo-terminal (util-linux `script`), as an operator's shell would: its stdout is a TTY.
+   * Its output then comes back as the terminal showed it, stdout and stderr together.
+   */
+  tty?: boolean;
+}
+
+const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+
 /**
  * Starts `payouts serve` as a real OS process and waits until /readyz answers. A process that exits
  * first, or is not ready within `timeoutMs`, is stopped and the start fails with its output.
  */
-export async function spawnServer(env: Record<string, string>, timeoutMs = PROCESS_TIMEOUT_MS): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  timeoutMs = PROCESS_TIMEOUT_MS,
+  options: SpawnOptions = {},
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['bin/payouts.mjs', 'serve'], {
+  const command = [process.execPath, 'bin/payouts.mjs', 'serve'];
+  // `script` passes SIGTERM on to the server, so stop() works the same way.
+  const [file = process.execPath, ...args] = options.tty
+    ? ['script', '-qfec', command.map(quoted).join(' '), '/dev/null']
+    : command;
+  const child = spawn(file, args, {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,6 +10,7 @@ import * as m008 from './008_server_settings.ts';
 import * as m009 from './009_contract_fields.ts';
 import * as m010 from './010_idempotency_expiry.ts';
 import * as m011 from './011_delivery_not_in_envelope.ts';
+import * as m012 from './012_operator_metrics.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '009_contract_fields': m009,
   '010_idempotency_expiry': m010,
   '011_delivery_not_in_envelope': m011,
+  '012_operator_metrics': m012,
 };

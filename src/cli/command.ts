@@ -1,0 +1,56 @@
+// The command line is a table: each command is one entry saying its words, arguments, options, whether it
+// may set a database up, and what it runs. program.ts turns the table into a parser (commander), which
+// gives every command and group its own --help and refuses unknown options; adding a command is adding an
+// entry to table.ts.
+import type { Config } from '../config.ts';
+
+export interface CliOption {
+  /** Commander syntax: '--name <name>', '--json', '--reason <reason>'. */
+  flags: string;
+  description: string;
+  required?: boolean;
+  /** The only values accepted; anything else is a usage error naming them. */
+  choices?: readonly string[];
+}
+
+export interface CliInput {
+  config: Config;
+  /** The positional arguments, in the order the entry's `args` names them. */
+  args: string[];
+  options: Record<string, unknown>;
+  /** A usage error: the message and the command's usage on stderr, exit code 2. */
+  fail(message: string): never;
+}
+
+export interface CliCommand {
+  /** The words that name it: ['serve'], ['transactions', 'settle']. */
+  path: readonly [string] | readonly [string, string];
+  /** Positional arguments in commander syntax: '<id>', '<file>'. */
+  args?: string;
+  summary: string;
+  options?: readonly CliOption[];
+  /**
+   * 'creates': may set the database up where there is none (serve, migrate, restore). 'uses': works on the
+   * server's existing database, and refuses to start where there is none.
+   */
+  database: 'creates' | 'uses';
+  /** Writes to the database: says on stderr which database it used. */
+  writes: boolean;
+  /** The exit code; a server returns undefined and keeps the process running. */
+  run(input: CliInput): Promise<number | undefined>;
+}
+
+/** What the first word of a group means, for `payouts GROUP --help`. */
+export const GROUPS: Record<string, string> = {
+  platforms: 'platforms (tenants) and their credentials',
+  tokens: 'API tokens of a platform',
+  ledger: 'the double-entry ledger',
+  accounts: 'external accounts (operator review)',
+  transactions: 'the production rail, operated by hand',
+};
+
+/** Reads a string option (commander gives undefined when it was not passed). */
+export function stringOption(options: Record<string, unknown>, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,92 @@
+import { FAILURE_REASONS, isFailureReason, type FailureReason } from '../../domain/failure-reasons.ts';
+import { verifyLedger } from '../../ledger/verify.ts';
+import { migrate, openStore } from '../../store/db.ts';
+import { holdShared } from '../../store/data-dir-lock.ts';
+import { RAIL_FAILURE } from '../../services/transactions/index.ts';
+import { stringOption, type CliCommand } from '../command.ts';
+import { withServices } from '../services.ts';
+
+export const migrateCommand: CliCommand = {
+  path: ['migrate'],
+  summary: 'bring the database schema up to date (sets the database up where there is none)',
+  database: 'creates',
+  writes: true,
+  async run({ config }) {
+    const lock = config.databaseUrl ? undefined : holdShared(config.dataDir);
+    const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    try {
+      const applied = await migrate(store);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+    } finally {
+      await store.close();
+      lock?.release();
+    }
+    return 0;
+  },
+};
+
+export const operationCommands: CliCommand[] = [
+  {
+    path: ['ledger', 'verify'],
+    summary: 'check every ledger invariant; exits 1 naming each violation',
+    database: 'uses',
+    writes: false,
+    async run({ config }) {
+      const violations = await withServices(config, ({ store }) => verifyLedger(store));
+      if (violations.length === 0) {
+        process.stdout.write('ledger ok: every invariant holds\n');
+        return 0;
+      }
+      for (const v of violations) process.stdout.write(`VIOLATION ${v.invariant}: ${v.detail}\n`);
+      return 1;
+    },
+  },
+  {
+    path: ['accounts', 'activate'],
+    args: '<id>',
+    summary: 'make a PENDING or UNDER_REVIEW external account ACTIVE (operator review)',
+    database: 'uses',
+    writes: true,
+    async run({ config, args }) {
+      const id = args[0] ?? '';
+      const account = await withServices(config, ({ services }) => services.externalAccounts.activate(id));
+      process.stdout.write(`${account.id} is ${account.status}\n`);
+      return 0;
+    },
+  },
+  {
+    path: ['transactions', 'settle'],
+    args: '<id>',
+    summary: 'the rail paid out: complete a PROCESSING transaction',
+    database: 'uses',
+    writes: true,
+    run: ({ config, args }) => resolveManually(config, args[0] ?? '', 'COMPLETE', RAIL_FAILURE.reason),
+  },
+  {
+    path: ['transactions', 'fail'],
+    args: '<id>',
+    summary: 'the rail failed: fail a PROCESSING transaction and refund the payer',
+    options: [{ flags: '--reason <reason>', description: `a public failure reason (default ${RAIL_FAILURE.reason})` }],
+    database: 'uses',
+    writes: true,
+    async run({ config, args, options, fail }) {
+      const reason = stringOption(options, 'reason') ?? RAIL_FAILURE.reason;
+      // Only a public value: clients decode failureReason against the contract's list.
+      if (!isFailureReason(reason)) return fail(`--reason must be one of ${FAILURE_REASONS.join(', ')}`);
+      return resolveManually(config, args[0] ?? '', 'FAIL', reason);
+    },
+  },
+];
+
+async function resolveManually(
+  config: Parameters<typeof withServices>[0],
+  id: string,
+  result: 'COMPLETE' | 'FAIL',
+  reason: FailureReason,
+): Promise<number> {
+  const tx = await withServices(config, ({ services }) =>
+    services.transactions.resolveManually(id, result, { ...RAIL_FAILURE, reason }),
+  );
+  process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
+  return 0;
+}

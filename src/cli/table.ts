@@ -1,0 +1,16 @@
+// Every command of `payouts`, in the order `payouts --help` lists them. A new command is a new entry here
+// (see command.ts for what an entry says); the parser, --help and the exit codes come with it.
+import type { CliCommand } from './command.ts';
+import { backupCommands } from './commands/backup.ts';
+import { migrateCommand, operationCommands } from './commands/operations.ts';
+import { platformCommands, tokenCommands } from './commands/platforms.ts';
+import { serveCommand } from './commands/serve.ts';
+
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  migrateCommand,
+  ...platformCommands,
+  ...tokenCommands,
+  ...operationCommands,
+  ...backupCommands,
+];
