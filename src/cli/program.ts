@@ -43,7 +43,11 @@ function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome)
   }
   command.action(async (...received: unknown[]) => {
     // Commander passes the positional arguments, then the options object, then the command.
-    const args = received.slice(0, -2).filter((a): a is string => typeof a === 'string');
+    // A variadic argument ('[ids...]') arrives as one array.
+    const args = received
+      .slice(0, -2)
+      .flat()
+      .filter((a): a is string => typeof a === 'string');
     const options = command.opts();
     const fail = (message: string): never => command.error(`payouts: ${message}`, { exitCode: 2, code: USAGE_ERROR });
     // Checked here rather than by commander, which would name a missing option before an unknown one.

@@ -5,6 +5,7 @@ import { backupCommands } from './commands/backup.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
+import { settlementCommands } from './commands/settlement.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
@@ -12,5 +13,6 @@ export const COMMANDS: readonly CliCommand[] = [
   ...platformCommands,
   ...tokenCommands,
   ...operationCommands,
+  ...settlementCommands,
   ...backupCommands,
 ];

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { runDueJobs } from './fixtures.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, runCliOk } from '../helpers/processes.ts';
 
 const TOKEN = randomBytes(32).toString('hex');
 
@@ -146,6 +149,53 @@ describe('operator settlement at scale', () => {
       assert.deepEqual([res.status, res.body.code, res.body.details?.field], [400, 'INVALID_INPUT', field], field);
     }
     assert.equal(await statusOf(held), 'PROCESSING', 'nothing moved');
+    // Leaves nothing held for the tests that select by filter.
+    assert.equal((await operator({ action: 'settle', ids: [held] })).body.totals.COMPLETED, 1);
+  });
+
+  it('the command line does the same: ids from a file, a filter, a dry run, a JSON line per payment', async () => {
+    const env = {
+      ...process.env,
+      DATA_DIR: server.config.dataDir,
+      DATABASE_URL: server.config.databaseUrl ?? '',
+      SECRET_KEY: server.config.secretKey.toString('hex'),
+    };
+    const held = [await payOut(10), await payOut(20), await payOut(30)];
+    await runDueJobs(server);
+    const file = join(server.config.dataDir, 'ids.txt');
+    writeFileSync(file, `${held[0]}\n${held[1]}\n`);
+    const lines = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+
+    const dry = await runCliOk(['transactions', 'fail', '--status', 'PROCESSING', '--dry-run'], env);
+    assert.deepEqual(
+      lines(dry.stdout).map((l) => [l.id, l.result]),
+      held.map((id) => [id, 'WOULD_FAIL']),
+    );
+    assert.match(dry.stderr, /3 WOULD_FAIL/);
+    assert.equal(await statusOf(held[0]!), 'PROCESSING', 'a dry run changes nothing');
+
+    const byFile = await runCliOk(
+      ['transactions', 'fail', '--ids-file', file, '--reason', 'INVALID_BANK_ACCOUNT'],
+      env,
+    );
+    assert.deepEqual(
+      lines(byFile.stdout).map((l) => [l.id, l.result, l.failureReason]),
+      held.slice(0, 2).map((id) => [id, 'FAILED', 'INVALID_BANK_ACCOUNT']),
+    );
+    const rest = await runCliOk(['transactions', 'settle', '--status', 'PROCESSING', '--older-than', '0s'], env);
+    assert.deepEqual(lines(rest.stdout), [{ id: held[2], result: 'COMPLETED', status: 'COMPLETED' }]);
+
+    const refused = await runCli(['transactions', 'settle', held[0]!], env);
+    assert.equal(refused.code, 1, 'a refusal exits 1');
+    assert.match(refused.stderr, /only PROCESSING/);
+    const usage = await runCli(['transactions', 'settle', held[0]!, '--status', 'PROCESSING'], env);
+    assert.equal(usage.code, 2, usage.stderr);
+    const badAge = await runCli(['transactions', 'settle', '--status', 'PROCESSING', '--older-than', 'soon'], env);
+    assert.deepEqual([badAge.code, /--older-than takes an age/.test(badAge.stderr)], [2, true]);
   });
 
   it('is not served at all without OPERATOR_TOKEN', async () => {

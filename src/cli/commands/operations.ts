@@ -1,9 +1,7 @@
-import { FAILURE_REASONS, isFailureReason, type FailureReason } from '../../domain/failure-reasons.ts';
 import { verifyLedger } from '../../ledger/verify.ts';
 import { migrate, openStore } from '../../store/db.ts';
 import { holdShared } from '../../store/data-dir-lock.ts';
-import { RAIL_FAILURE } from '../../services/transactions/index.ts';
-import { stringOption, type CliCommand } from '../command.ts';
+import type { CliCommand } from '../command.ts';
 import { withServices } from '../services.ts';
 
 export const migrateCommand: CliCommand = {
@@ -54,39 +52,4 @@ export const operationCommands: CliCommand[] = [
       return 0;
     },
   },
-  {
-    path: ['transactions', 'settle'],
-    args: '<id>',
-    summary: 'the rail paid out: complete a PROCESSING transaction',
-    database: 'uses',
-    writes: true,
-    run: ({ config, args }) => resolveManually(config, args[0] ?? '', 'COMPLETE', RAIL_FAILURE.reason),
-  },
-  {
-    path: ['transactions', 'fail'],
-    args: '<id>',
-    summary: 'the rail failed: fail a PROCESSING transaction and refund the payer',
-    options: [{ flags: '--reason <reason>', description: `a public failure reason (default ${RAIL_FAILURE.reason})` }],
-    database: 'uses',
-    writes: true,
-    async run({ config, args, options, fail }) {
-      const reason = stringOption(options, 'reason') ?? RAIL_FAILURE.reason;
-      // Only a public value: clients decode failureReason against the contract's list.
-      if (!isFailureReason(reason)) return fail(`--reason must be one of ${FAILURE_REASONS.join(', ')}`);
-      return resolveManually(config, args[0] ?? '', 'FAIL', reason);
-    },
-  },
 ];
-
-async function resolveManually(
-  config: Parameters<typeof withServices>[0],
-  id: string,
-  result: 'COMPLETE' | 'FAIL',
-  reason: FailureReason,
-): Promise<number> {
-  const tx = await withServices(config, ({ services }) =>
-    services.transactions.resolveManually(id, result, { ...RAIL_FAILURE, reason }),
-  );
-  process.stdout.write(`${tx.id} is ${tx.status}${tx.failureReason ? ` (${tx.failureReason})` : ''}\n`);
-  return 0;
-}
