@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -12,6 +11,7 @@ import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
 import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
+import { registerOpenApi } from './openapi.ts';
 
 export interface HttpOptions {
   logger: Logger;
@@ -225,20 +225,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     reply.status(body.status).type('application/json').send(JSON.stringify(body));
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Payouts Service API',
-        version: API_VERSION,
-        description: 'Self-hosted payouts service. Authenticate with HTTP Basic: the token id and its client secret.',
-      },
-      servers: [{ url: `/${API_VERSION}` }],
-      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
-      security: [{ basicAuth: [] }],
-    },
-    transform: ({ schema, url }) => ({ schema, url: url.replace(`/${API_VERSION}`, '') }),
-  });
+  await registerOpenApi(app);
 
   const { metrics } = services;
   app.addHook('onResponse', async (request, reply) => {
