@@ -80,6 +80,7 @@ export async function registerOpenApi(app: Http): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
+    theme: { title: 'Payouts Service API reference' },
     // The page loads nothing from another origin, and the browser is told so.
     staticCSP: true,
     transformStaticCSP: (header) =>
