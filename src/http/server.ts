@@ -12,6 +12,7 @@ import { registerRoutes } from './routes/index.ts';
 import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
 import { registerOpenApi } from './openapi.ts';
+import { namingUnknownFields } from './validation.ts';
 
 export interface HttpOptions {
   logger: Logger;
@@ -154,7 +155,9 @@ function errorBodyFor(request: FastifyRequest, err: Error, checkDeclared: boolea
 function useSchemaCompilers(app: Http, validateResponses: boolean): void {
   const bodyAjv = makeAjv(false);
   const otherAjv = makeAjv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    namingUnknownFields((httpPart === 'body' ? bodyAjv : otherAjv).compile(schema)),
+  );
 
   const responseAjv = makeAjv(false);
   app.setSerializerCompiler(({ schema, url, method }) => {

@@ -9,20 +9,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { API, startServer, type TestServer } from '../helpers/harness.ts';
+import { operationsOf } from './operations.ts';
 
 type Node = Record<string, any>;
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
-export function operationsOf(doc: Node): Array<{ name: string; path: string; method: string; op: Node }> {
-  return Object.entries<Node>(doc.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m]).map((method) => ({
-      name: `${method.toUpperCase()} ${path}`,
-      path,
-      method,
-      op: item[method],
-    })),
-  );
-}
 
 const RESOURCES = [
   'Transaction',

@@ -84,7 +84,7 @@ export function transactionRoutes(api: Http, { transactions }: Services): void {
       ...DOCS.cancel,
       params,
       body: CancelRequest,
-      response: { 200: Transaction, ...errors(401, 403, 404, 409) },
+      response: { 200: Transaction, ...errors(400, 401, 403, 404, 409) },
     },
     preValidation: emptyBodyIsObject,
     handler: async (req) => {

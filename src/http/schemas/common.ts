@@ -1,4 +1,4 @@
-import { type Static, Type, type TSchema, type TString } from '@sinclair/typebox';
+import { type ObjectOptions, type Static, Type, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../domain/currencies.ts';
 import { component, componentName, exampleOf } from './component.ts';
 import { ADDRESS, USD } from './examples.ts';
@@ -9,6 +9,14 @@ export function StringEnum<const T extends readonly string[]>(
   options: { description?: string; default?: T[number] } = {},
 ) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/**
+ * A request object: closed, so a field it does not name is a 400 naming that field rather than something
+ * silently dropped (a misspelt `remittanceInfo` would otherwise send a payment without its reference).
+ */
+export function RequestObject<T extends TProperties>(properties: T, options: ObjectOptions = {}) {
+  return Type.Object(properties, { ...options, additionalProperties: false });
 }
 
 /** Money at the API edge: a positive integer in the smallest unit that JavaScript can hold exactly. */

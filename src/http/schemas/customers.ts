@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { BeneficialOwner } from './beneficial-owners.ts';
-import { Address, CalendarDate, StringEnum, CountryCode, PageQuery, Timestamp } from './common.ts';
+import { Address, CalendarDate, StringEnum, CountryCode, PageQuery, RequestObject, Timestamp } from './common.ts';
 import { component } from './component.ts';
 import { ADDRESS, EXAMPLE } from './examples.ts';
 
@@ -41,18 +41,87 @@ export const BusinessInfo = component(
   { legalName: 'Acme Widgets LLC', country: 'US', registrationNumber: '5551234', entityType: 'LLC' },
 );
 
+/*
+ * The newest public contract's KYC profile fields. They are accepted, so a client that sends them is not
+ * refused, and ignored for now: not stored, not echoed (docs/contract.md, "Accepted and ignored"). Their
+ * shapes are loose on purpose: a value this service ignores should not be the reason a request fails.
+ */
+const IGNORED = 'Accepted and ignored for now: not stored or echoed';
+const ignoredText = (maxLength = 255) => Type.Optional(Type.String({ maxLength, description: IGNORED }));
+const ignoredList = () =>
+  Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100, description: IGNORED }));
+
+const ignoredProfileFields = {
+  region: ignoredText(),
+  currencies: ignoredList(),
+  email: ignoredText(),
+  phoneNumber: ignoredText(),
+  idType: ignoredText(),
+  identifier: ignoredText(),
+  countryOfIssuance: ignoredText(),
+  kycStatus: ignoredText(),
+  kybStatus: ignoredText(),
+  pepStatus: ignoredText(),
+  annualIncomeRange: ignoredText(),
+  netWorthRange: ignoredText(),
+  purposeOfAccount: ignoredText(),
+  purposeOfAccountOtherDescription: ignoredText(1000),
+  sourceOfFundsCategories: ignoredList(),
+  sourceOfFundsOtherDescription: ignoredText(1000),
+  sourceOfWealthCategories: ignoredList(),
+  sourceOfWealthOtherDescription: ignoredText(1000),
+  expectedMonthlyTransactionCount: ignoredText(),
+  expectedMonthlyTransactionVolume: ignoredText(),
+  endUserTermsConsent: Type.Optional(
+    RequestObject(
+      {
+        acceptedAt: ignoredText(),
+        ipAddress: ignoredText(),
+        termsVersion: ignoredText(),
+        acceptanceMethod: ignoredText(),
+      },
+      { description: IGNORED },
+    ),
+  ),
+};
+
+/** businessInfo fields of the newest contract that are accepted and ignored, like the profile fields above. */
+const ignoredBusinessFields = {
+  naicsCode: ignoredText(),
+  primaryContactFirstName: ignoredText(),
+  primaryContactLastName: ignoredText(),
+  purposeOfAccountOtherDescription: ignoredText(1000),
+  sourceOfFundsCategories: ignoredList(),
+  sourceOfFundsOtherDescription: ignoredText(1000),
+  expectedCounterpartyCountries: ignoredList(),
+};
+
+export const BusinessInfoRequest = component(
+  'BusinessInfoRequest',
+  RequestObject({ ...BusinessInfo.properties, ...ignoredBusinessFields }),
+  { legalName: 'Acme Widgets LLC', country: 'US', registrationNumber: '5551234', entityType: 'LLC' },
+);
+
 const profileFields = {
   umaAddress: Type.Optional(Type.String({ minLength: 3, maxLength: 255 })),
   fullName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   birthDate: Type.Optional(CalendarDate),
   nationality: Type.Optional(CountryCode),
   address: Type.Optional(Address),
-  businessInfo: Type.Optional(BusinessInfo),
+  businessInfo: Type.Optional(BusinessInfoRequest),
+  ...ignoredProfileFields,
 };
+
+/** The request without the fields accepted and ignored, so none of them is stored with the profile. */
+export function withoutIgnoredFields<T extends { businessInfo?: Record<string, unknown> }>(input: T): T {
+  if (!input.businessInfo) return input;
+  const kept = Object.entries(input.businessInfo).filter(([key]) => !(key in ignoredBusinessFields));
+  return { ...input, businessInfo: Object.fromEntries(kept) };
+}
 
 export const CustomerCreate = component(
   'CustomerCreateRequest',
-  Type.Object({
+  RequestObject({
     customerType: CustomerType,
     platformCustomerId: Type.String({ minLength: 1, maxLength: 255 }),
     ...profileFields,
@@ -69,7 +138,7 @@ export const CustomerCreate = component(
 
 export const CustomerUpdate = component(
   'CustomerUpdateRequest',
-  Type.Object({
+  RequestObject({
     customerType: CustomerType,
     platformCustomerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     ...profileFields,

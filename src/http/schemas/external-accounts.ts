@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ACCOUNT_TYPE_NAMES, CRYPTO_NETWORKS, EXTERNAL_ACCOUNT_STATUSES } from '../../domain/account-types.ts';
 import { VERIFICATION_STATUSES } from '../../domain/beneficiary-verification.ts';
-import { CurrencyCode, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { CurrencyCode, PageQuery, RequestObject, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE } from './examples.ts';
 
@@ -61,7 +61,7 @@ const externalAccountFields = {
   accountInfo: AccountInfoInput,
 };
 
-export const ExternalAccountCreate = component('ExternalAccountCreateRequest', Type.Object(externalAccountFields), {
+export const ExternalAccountCreate = component('ExternalAccountCreateRequest', RequestObject(externalAccountFields), {
   customerId: EXAMPLE.customerId,
   currency: 'USD',
   platformAccountId: 'bank-1',
@@ -73,7 +73,7 @@ const { customerId: _customer, defaultUmaDepositAccount: _default, ...platformAc
 
 export const PlatformExternalAccountCreate = component(
   'PlatformExternalAccountCreateRequest',
-  Type.Object(platformAccountFields),
+  RequestObject(platformAccountFields),
   {
     currency: 'USD',
     platformAccountId: 'operating-account',

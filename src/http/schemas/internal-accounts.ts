@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { CurrencyAmount, CurrencyCode, PageQuery, PositiveAmount, StringEnum, Timestamp } from './common.ts';
+import {
+  CurrencyAmount,
+  CurrencyCode,
+  PageQuery,
+  PositiveAmount,
+  RequestObject,
+  StringEnum,
+  Timestamp,
+} from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE, USD } from './examples.ts';
 
@@ -40,4 +48,6 @@ export const CustomerInternalAccountQuery = Type.Object({
 
 export const PlatformInternalAccountQuery = Type.Object({ currency: Type.Optional(CurrencyCode) });
 
-export const SandboxFund = component('SandboxFundRequest', Type.Object({ amount: PositiveAmount }), { amount: 10000 });
+export const SandboxFund = component('SandboxFundRequest', RequestObject({ amount: PositiveAmount }), {
+  amount: 10000,
+});

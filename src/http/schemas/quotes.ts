@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { Currency, PageQuery, PurposeOfPayment, RemittanceInformation, StringEnum, Timestamp } from './common.ts';
+import {
+  Currency,
+  PageQuery,
+  RequestObject,
+  PurposeOfPayment,
+  RemittanceInformation,
+  StringEnum,
+  Timestamp,
+} from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE, MXN, USD } from './examples.ts';
 import { PaymentInstructions, RateDetails, TransactionStatus } from './transactions.ts';
@@ -8,7 +16,7 @@ import { PaymentInstructions, RateDetails, TransactionStatus } from './transacti
  * One object per side with a discriminator, checked field by field in the service: a missing accountId
  * then answers "source.accountId is required" rather than a union's list of every variant's complaints.
  */
-export const QuoteSourceInput = Type.Object({
+export const QuoteSourceInput = RequestObject({
   sourceType: StringEnum(['ACCOUNT', 'REALTIME_FUNDING']),
   accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -16,7 +24,7 @@ export const QuoteSourceInput = Type.Object({
   cryptoNetwork: Type.Optional(Type.String({ maxLength: 64 })),
 });
 
-export const QuoteDestinationInput = Type.Object({
+export const QuoteDestinationInput = RequestObject({
   destinationType: StringEnum(['ACCOUNT', 'EXTERNAL_ACCOUNT_DETAILS', 'UMA_ADDRESS']),
   accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   paymentRail: Type.Optional(Type.String({ maxLength: 64 })),
@@ -30,7 +38,7 @@ export const ScaFactor = StringEnum(['SMS_OTP', 'TOTP', 'PASSKEY'], { descriptio
 
 export const QuoteCreate = component(
   'QuoteCreateRequest',
-  Type.Object({
+  RequestObject({
     source: QuoteSourceInput,
     destination: QuoteDestinationInput,
     lockedCurrencySide: StringEnum(['SENDING', 'RECEIVING']),
@@ -41,9 +49,9 @@ export const QuoteCreate = component(
     purposeOfPayment: Type.Optional(PurposeOfPayment),
     remittanceInformation: Type.Optional(RemittanceInformation),
     platformFeeOverride: Type.Optional(
-      Type.Object(
+      RequestObject(
         {
-          platformFixedFee: Type.Object({ amount: Type.Integer({ minimum: 0 }), currency: Type.String() }),
+          platformFixedFee: RequestObject({ amount: Type.Integer({ minimum: 0 }), currency: Type.String() }),
           platformVariableFeeBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
         },
         { description: 'Accepted and ignored: this service charges no platform fee of its own to override' },
@@ -142,7 +150,7 @@ export const QuoteListQuery = Type.Object({
 
 export const SandboxSend = component(
   'SandboxSendRequest',
-  Type.Object({
+  RequestObject({
     quoteId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     currencyCode: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from './common.ts';
+import { RequestObject, Timestamp } from './common.ts';
 import { component } from './component.ts';
 
 export const SandboxClock = component(
@@ -13,7 +13,7 @@ export const SandboxClock = component(
 
 export const SandboxClockAdvance = component(
   'SandboxClockAdvanceRequest',
-  Type.Object(
+  RequestObject(
     {
       milliseconds: Type.Optional(Type.Integer({ minimum: 1 })),
       seconds: Type.Optional(Type.Integer({ minimum: 1 })),

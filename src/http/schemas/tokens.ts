@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery, StringEnum, Timestamp } from './common.ts';
+import { PageQuery, RequestObject, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE } from './examples.ts';
 
@@ -28,7 +28,7 @@ export const ApiToken = component(
 
 export const TokenCreate = component(
   'TokenCreateRequest',
-  Type.Object({
+  RequestObject({
     name: Type.String({ minLength: 1, maxLength: 255 }),
     permissions: Type.Array(Permission, { minItems: 1, uniqueItems: true }),
   }),

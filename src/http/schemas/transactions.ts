@@ -4,6 +4,7 @@ import {
   PageQuery,
   PurposeOfPayment,
   RemittanceInformation,
+  RequestObject,
   SortOrder,
   StringEnum,
   Timestamp,
@@ -158,7 +159,7 @@ export const TransactionListQuery = Type.Object({
   sortOrder: Type.Optional(SortOrder),
 });
 
-const AccountRef = Type.Object({
+const AccountRef = RequestObject({
   accountId: Type.String({ minLength: 1, maxLength: 200 }),
   currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
 });
@@ -170,7 +171,7 @@ const transferFields = {
   description: Type.Optional(Type.String({ maxLength: 1000 })),
 };
 
-export const TransferRequest = component('TransferInRequest', Type.Object(transferFields), {
+export const TransferRequest = component('TransferInRequest', RequestObject(transferFields), {
   source: { accountId: EXAMPLE.externalAccountId },
   destination: { accountId: EXAMPLE.internalAccountId },
   amount: 10000,
@@ -179,9 +180,9 @@ export const TransferRequest = component('TransferInRequest', Type.Object(transf
 
 export const TransferOutRequest = component(
   'TransferOutRequest',
-  Type.Object({
+  RequestObject({
     ...transferFields,
-    destination: Type.Object({
+    destination: RequestObject({
       ...AccountRef.properties,
       paymentRail: Type.Optional(
         Type.String({ minLength: 1, maxLength: 64, description: "One of the account's rails" }),
@@ -204,7 +205,7 @@ const UmaAddress = Type.String({ minLength: 3, maxLength: 200 });
 
 export const SandboxUmaReceive = component(
   'SandboxUmaReceiveRequest',
-  Type.Object({
+  RequestObject({
     senderUmaAddress: UmaAddress,
     receivingCurrencyCode: Type.String({ minLength: 1, maxLength: 10 }),
     receivingCurrencyAmount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
@@ -222,7 +223,7 @@ export const SandboxUmaReceive = component(
 /** Both bodies are optional; an empty POST is an approval (or rejection) without details. */
 export const ApprovePayment = component(
   'TransactionApproveRequest',
-  Type.Object({
+  RequestObject({
     receiverCustomerInfo: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: "The receiver's details the sender asked for" }),
     ),
@@ -231,18 +232,18 @@ export const ApprovePayment = component(
 );
 export const RejectPayment = component(
   'TransactionRejectRequest',
-  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
+  RequestObject({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
   { reason: 'The receiving customer is not known to us' },
 );
 
 export const CancelRequest = component(
   'TransactionCancelRequest',
-  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000, description: 'Kept in the log' })) }),
+  RequestObject({ reason: Type.Optional(Type.String({ maxLength: 1000, description: 'Kept in the log' })) }),
   { reason: 'Sent to the wrong account' },
 );
 
 export const ConfirmRequest = component(
   'TransactionConfirmRequest',
-  Type.Object({ receiptDeliveryConfirmedAt: Type.Optional(Timestamp) }),
+  RequestObject({ receiptDeliveryConfirmedAt: Type.Optional(Timestamp) }),
   { receiptDeliveryConfirmedAt: EXAMPLE.updatedAt },
 );
