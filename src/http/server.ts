@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -18,6 +17,8 @@ import { limitPerToken, type RateLimits } from './rate-limit.ts';
 import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl } from './bad-input.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+import { registerOpenApi } from './openapi.ts';
+import { namingUnknownFields } from './validation.ts';
 
 export interface HttpOptions {
   logger: Logger;
@@ -165,7 +166,9 @@ function errorBodyFor(request: FastifyRequest, err: Error, checkDeclared: boolea
 function useSchemaCompilers(app: Http, validateResponses: boolean): void {
   const bodyAjv = makeAjv(false);
   const otherAjv = makeAjv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    namingUnknownFields((httpPart === 'body' ? bodyAjv : otherAjv).compile(schema)),
+  );
 
   const responseAjv = makeAjv(false);
   app.setSerializerCompiler(({ schema, url, method }) => {
@@ -258,20 +261,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   acceptJsonOnly(app);
   answerErrorsInShape(app, options.validateResponses);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Payouts Service API',
-        version: API_VERSION,
-        description: 'Self-hosted payouts service. Authenticate with HTTP Basic: the token id and its client secret.',
-      },
-      servers: [{ url: `/${API_VERSION}` }],
-      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
-      security: [{ basicAuth: [] }],
-    },
-    transform: ({ schema, url }) => ({ schema, url: url.replace(`/${API_VERSION}`, '') }),
-  });
+  await registerOpenApi(app);
 
   registerOperations(app, services.metrics, options.ready);
 

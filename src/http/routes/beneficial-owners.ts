@@ -9,6 +9,24 @@ import {
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
+const DOCS = {
+  create: {
+    summary: 'Add a beneficial owner to a business customer',
+    description:
+      'A person who owns or controls a BUSINESS customer, with roles, ownership percentage and identity ' +
+      'details; part of the business verification. Takes Idempotency-Key.',
+  },
+  list: {
+    summary: 'List beneficial owners (oldest first)',
+    description: 'Filter by customerId or role; pages with limit and cursor.',
+  },
+  get: { summary: 'Get a beneficial owner', description: 'One beneficial owner with its KYC status.' },
+  update: {
+    summary: 'Update a beneficial owner',
+    description: 'Changes the fields given; personalInfo fields are merged into the stored ones.',
+  },
+};
+
 export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services): void {
   const tags = ['Beneficial owners'];
   const params = IdParam('beneficialOwnerId', 'BeneficialOwner');
@@ -16,7 +34,7 @@ export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services)
     config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
-      summary: 'Add a beneficial owner to a business customer',
+      ...DOCS.create,
       body: BeneficialOwnerCreate,
       response: { 201: BeneficialOwner, ...errors(400, 401, 403, 404, 410) },
     },
@@ -26,7 +44,7 @@ export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services)
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'List beneficial owners (oldest first)',
+      ...DOCS.list,
       querystring: BeneficialOwnerListQuery,
       response: { 200: Paginated(BeneficialOwner), ...errors(400, 401, 403) },
     },
@@ -41,7 +59,7 @@ export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services)
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Get a beneficial owner',
+      ...DOCS.get,
       params,
       response: { 200: BeneficialOwner, ...errors(401, 403, 404) },
     },
@@ -51,7 +69,7 @@ export function beneficialOwnerRoutes(api: Http, { beneficialOwners }: Services)
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: 'Update a beneficial owner',
+      ...DOCS.update,
       params,
       body: BeneficialOwnerUpdate,
       response: { 200: BeneficialOwner, ...errors(400, 401, 403, 404, 410) },

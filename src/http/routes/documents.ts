@@ -80,6 +80,36 @@ function malformedUpload(err: unknown): AppError | undefined {
   });
 }
 
+const DOCS = {
+  upload: {
+    summary:
+      'Upload a document (multipart/form-data: file, documentType, country, documentHolder, side, documentNumber)',
+    description:
+      'A PDF, JPEG or PNG for a customer or beneficial owner (documentHolder), checked by its content, not its ' +
+      'name. The file streams to storage; too large is a 413.',
+  },
+  replace: {
+    summary: 'Replace a document file and its fields (multipart/form-data, as upload without documentHolder)',
+    description: 'Not once a verification submitted the document (409).',
+  },
+  list: {
+    summary: 'List documents (oldest first)',
+    description: 'Filter by documentHolder; pages with limit and cursor.',
+  },
+  get: {
+    summary: 'Get a document',
+    description: "One document's fields; the file itself is at /documents/{documentId}/file.",
+  },
+  file: {
+    summary: 'Download the stored file',
+    description: 'The bytes as uploaded, with their content type, length and an ETag of their SHA-256.',
+  },
+  remove: {
+    summary: 'Delete a document (not once a verification submitted it)',
+    description: 'Removes the document and its file; answers 204.',
+  },
+};
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** A document upload, read in full (the file in a temp file) before the handler and its transaction. */
@@ -121,8 +151,7 @@ function uploadRoutes(api: Http, { documents, documentFiles }: Services): void {
       preHandler: readFirst('upload'),
       schema: {
         tags,
-        summary:
-          'Upload a document (multipart/form-data: file, documentType, country, documentHolder, side, documentNumber)',
+        ...DOCS.upload,
         consumes: ['multipart/form-data'],
         response: { 201: Document, ...errors(400, 401, 403, 404, 410, 413, 415) },
       },
@@ -133,7 +162,7 @@ function uploadRoutes(api: Http, { documents, documentFiles }: Services): void {
       preHandler: readFirst('replace'),
       schema: {
         tags,
-        summary: 'Replace a document file and its fields (multipart/form-data, as upload without documentHolder)',
+        ...DOCS.replace,
         consumes: ['multipart/form-data'],
         params,
         response: { 200: Document, ...errors(400, 401, 403, 404, 409, 413, 415) },
@@ -151,7 +180,7 @@ export function documentRoutes(api: Http, services: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'List documents (oldest first)',
+      ...DOCS.list,
       querystring: DocumentListQuery,
       response: { 200: Paginated(Document), ...errors(400, 401, 403) },
     },
@@ -160,14 +189,14 @@ export function documentRoutes(api: Http, services: Services): void {
   });
   api.get('/documents/:documentId', {
     config: { permission: 'VIEW' },
-    schema: { tags, summary: 'Get a document', params, response: { 200: Document, ...errors(401, 403, 404) } },
+    schema: { tags, ...DOCS.get, params, response: { 200: Document, ...errors(401, 403, 404) } },
     handler: async (req) => documents.get(req.principal, req.params.documentId),
   });
   api.get('/documents/:documentId/file', {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Download the stored file',
+      ...DOCS.file,
       params,
       produces: ['application/pdf', 'image/jpeg', 'image/png'],
       response: { 200: DocumentFile, ...errors(401, 403, 404) },
@@ -186,7 +215,7 @@ export function documentRoutes(api: Http, services: Services): void {
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: 'Delete a document (not once a verification submitted it)',
+      ...DOCS.remove,
       params,
       response: { 204: Type.Null(), ...errors(401, 403, 404, 409) },
     },

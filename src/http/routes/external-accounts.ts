@@ -17,6 +17,37 @@ import { pageOf } from './paging.ts';
 // `limit`, one page holds this many.
 const UNPAGED = 1000;
 
+const DOCS = {
+  create: {
+    summary: 'Create an external account for a customer (or, without customerId, for the platform)',
+    description:
+      'A bank account, mobile-money account or wallet that payouts go to. accountInfo holds the fields of ' +
+      'its accountType, each checked by the account-type rules; an unknown or missing field is a 400 naming ' +
+      'it. Takes Idempotency-Key.',
+  },
+  list: {
+    summary: "List customers' external accounts (oldest first)",
+    description: 'Filter by customerId or currency; pages with limit and cursor.',
+  },
+  createPlatform: {
+    summary: 'Create an external account for the platform',
+    description:
+      "The platform's own account (for example to collect fees or fund its accounts). Takes Idempotency-Key.",
+  },
+  listPlatform: {
+    summary: "List the platform's external accounts",
+    description: 'Without limit, up to 1000 accounts in one page; with limit, pages as usual.',
+  },
+  get: {
+    summary: 'Get an external account',
+    description: 'One external account with its status and beneficiary verification result.',
+  },
+  remove: {
+    summary: 'Deactivate an external account (kept as INACTIVE, never erased)',
+    description: 'No payment can go to it afterwards; past transactions still name it. Answers 204.',
+  },
+};
+
 /** DELETE answers no content: the account stays, INACTIVE. */
 function deactivator(externalAccounts: Services['externalAccounts']) {
   return async (id: string, scope: Scope, view: AccountView): Promise<null> => {
@@ -34,7 +65,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
     config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
-      summary: 'Create an external account for a customer (or, without customerId, for the platform)',
+      ...DOCS.create,
       body: ExternalAccountCreate,
       response: { 201: ExternalAccount, ...errors(400, 401, 403, 404, 409, 410, 500) },
     },
@@ -44,7 +75,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: "List customers' external accounts (oldest first)",
+      ...DOCS.list,
       querystring: CustomerExternalAccountQuery,
       response: { 200: Paginated(ExternalAccount), ...errors(400, 401, 403) },
     },
@@ -54,7 +85,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
     config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
-      summary: 'Create an external account for the platform',
+      ...DOCS.createPlatform,
       body: PlatformExternalAccountCreate,
       response: { 201: ExternalAccount, ...errors(400, 401, 403, 409, 500) },
     },
@@ -65,7 +96,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: "List the platform's external accounts",
+      ...DOCS.listPlatform,
       querystring: PlatformExternalAccountQuery,
       response: { 200: Paginated(ExternalAccount), ...errors(400, 401, 403) },
     },
@@ -83,7 +114,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
       config: { permission: 'VIEW' },
       schema: {
         tags,
-        summary: 'Get an external account',
+        ...DOCS.get,
         params,
         response: { 200: ExternalAccount, ...errors(401, 403, 404) },
       },
@@ -93,7 +124,7 @@ export function externalAccountRoutes(api: Http, { externalAccounts }: Services)
       config: { permission: 'MANAGE' },
       schema: {
         tags,
-        summary: 'Deactivate an external account (kept as INACTIVE, never erased)',
+        ...DOCS.remove,
         params,
         response: { 204: Type.Null({ description: 'Deactivated (or already inactive)' }), ...errors(401, 403, 404) },
       },

@@ -9,13 +9,29 @@ import {
 import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
+const DOCS = {
+  list: {
+    summary: "List customers' internal accounts",
+    description: 'The balances this service holds for customers, one account per customer and currency.',
+  },
+  listPlatform: {
+    summary: "List the platform's internal accounts",
+    description: "The platform's own balances, one per currency, all at once.",
+  },
+  fund: {
+    summary: 'Credit an internal account in the sandbox (a ledger entry against the settlement account)',
+    description:
+      'Sandbox only: adds amount (smallest unit) to the balance, as if money had arrived. Takes Idempotency-Key.',
+  },
+};
+
 export function internalAccountRoutes(api: Http, { internalAccounts }: Services): void {
   const tags = ['Internal accounts'];
   api.get('/customers/internal-accounts', {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: "List customers' internal accounts",
+      ...DOCS.list,
       querystring: CustomerInternalAccountQuery,
       response: { 200: Paginated(InternalAccount), ...errors(400, 401, 403) },
     },
@@ -25,7 +41,7 @@ export function internalAccountRoutes(api: Http, { internalAccounts }: Services)
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: "List the platform's internal accounts",
+      ...DOCS.listPlatform,
       querystring: PlatformInternalAccountQuery,
       response: { 200: DataList(InternalAccount), ...errors(400, 401, 403) },
     },
@@ -35,7 +51,7 @@ export function internalAccountRoutes(api: Http, { internalAccounts }: Services)
     config: { permission: 'TRANSACT', sandboxOnly: true, idempotent: true },
     schema: {
       tags: ['Sandbox'],
-      summary: 'Credit an internal account in the sandbox (a ledger entry against the settlement account)',
+      ...DOCS.fund,
       params: IdParam('accountId', 'InternalAccount'),
       body: SandboxFund,
       response: { 200: InternalAccount, ...errors(400, 401, 403, 404) },

@@ -3,6 +3,27 @@ import type { Services } from '../../services/index.ts';
 import { Invitation, InvitationClaim, InvitationCodeParam, InvitationCreate } from '../schemas/invitations.ts';
 import { errors } from '../schemas/common.ts';
 
+const DOCS = {
+  create: {
+    summary: "Invite someone to claim a payment link from one of the platform's customers",
+    description:
+      'Creates an invitation with a code and a url to share; amountToSend, when given, is what the inviter ' +
+      'offers to send. It expires at expiresAt. Takes Idempotency-Key.',
+  },
+  get: {
+    summary: 'Read an invitation by its code (any platform of the same environment)',
+    description: 'Codes are shared across platforms so the invitee’s platform can show and claim it.',
+  },
+  claim: {
+    summary: 'Claim an invitation for a UMA address',
+    description: 'Records inviteeUma on a PENDING invitation; it becomes CLAIMED. Claimed or expired is a 400.',
+  },
+  cancel: {
+    summary: 'Cancel a pending invitation (creating platform only)',
+    description: 'A PENDING invitation becomes CANCELLED and can no longer be claimed.',
+  },
+};
+
 export function invitationRoutes(api: Http, { invitations }: Services): void {
   const tags = ['Invitations'];
   const params = InvitationCodeParam;
@@ -11,7 +32,7 @@ export function invitationRoutes(api: Http, { invitations }: Services): void {
     config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
-      summary: "Invite someone to claim a payment link from one of the platform's customers",
+      ...DOCS.create,
       body: InvitationCreate,
       response: { 201: Invitation, ...errors(400, 401, 403) },
     },
@@ -21,7 +42,7 @@ export function invitationRoutes(api: Http, { invitations }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Read an invitation by its code (any platform of the same environment)',
+      ...DOCS.get,
       params,
       response: { 200: Invitation, ...errors(401, 403, 404) },
     },
@@ -31,7 +52,7 @@ export function invitationRoutes(api: Http, { invitations }: Services): void {
     config: { permission: 'TRANSACT' },
     schema: {
       tags,
-      summary: 'Claim an invitation for a UMA address',
+      ...DOCS.claim,
       params,
       body: InvitationClaim,
       response: { 200: Invitation, ...errors(400, 401, 403, 404) },
@@ -42,7 +63,7 @@ export function invitationRoutes(api: Http, { invitations }: Services): void {
     config: { permission: 'TRANSACT' },
     schema: {
       tags,
-      summary: 'Cancel a pending invitation (creating platform only)',
+      ...DOCS.cancel,
       params,
       response: { 200: Invitation, ...errors(400, 401, 403, 404) },
     },

@@ -12,6 +12,23 @@ import { errors, Paginated } from '../schemas/common.ts';
 import { listUmaProviders } from '../../domain/uma-providers.ts';
 import { pageOf } from './paging.ts';
 
+const DOCS = {
+  uma: {
+    summary: 'Look up a UMA address before quoting a payment to it',
+    description:
+      'Which currencies the receiver takes, at what estimated rate and limits, and which payer fields it ' +
+      'requires. Pass lookupId on to the quote.',
+  },
+  account: {
+    summary: "Look up one of the platform's external accounts before quoting a payment to it",
+    description: 'The same answer as the UMA lookup, for an external account.',
+  },
+  providers: {
+    summary: 'List known UMA providers, ordered by name (sortOrder, default desc)',
+    description: 'Filter by countryCode or currencyCode; hasBlockedProviders=false leaves out blocked ones.',
+  },
+};
+
 export function receiverRoutes(api: Http, { receiverLookups }: Services): void {
   const tags = ['Receiver lookup'];
   // Paths may carry `$` and `@` raw or percent-encoded; the router decodes both to the same address.
@@ -19,7 +36,7 @@ export function receiverRoutes(api: Http, { receiverLookups }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Look up a UMA address before quoting a payment to it',
+      ...DOCS.uma,
       params: ReceiverUmaParam,
       querystring: ReceiverLookupQuery,
       response: { 200: UmaReceiverLookup, ...errors(400, 401, 403, 404) },
@@ -30,7 +47,7 @@ export function receiverRoutes(api: Http, { receiverLookups }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: "Look up one of the platform's external accounts before quoting a payment to it",
+      ...DOCS.account,
       params: ReceiverAccountParam,
       querystring: ReceiverLookupQuery,
       response: { 200: AccountReceiverLookup, ...errors(400, 401, 403, 404) },
@@ -41,7 +58,7 @@ export function receiverRoutes(api: Http, { receiverLookups }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags: ['UMA providers'],
-      summary: 'List known UMA providers, ordered by name (sortOrder, default desc)',
+      ...DOCS.providers,
       querystring: UmaProviderQuery,
       response: { 200: Paginated(UmaProvider), ...errors(400, 401, 403) },
     },

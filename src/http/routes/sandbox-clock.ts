@@ -4,13 +4,26 @@ import { AppError } from '../../domain/errors.ts';
 import { errors } from '../schemas/common.ts';
 import { SandboxClock, SandboxClockAdvance } from '../schemas/sandbox.ts';
 
+const DOCS = {
+  get: {
+    summary: "Read this platform's sandbox clock",
+    description: "The sandbox's time (real time plus the offset); every timestamp the sandbox shows uses it.",
+  },
+  advance: {
+    summary: 'Move the sandbox clock forward and run every delayed outcome, expiry and retry that became due',
+    description:
+      'Sandbox only. Give milliseconds or seconds (exactly one). Quotes expire, rail outcomes settle and ' +
+      'webhook retries run as if that time had passed; the clock never goes back.',
+  },
+};
+
 export function sandboxClockRoutes(api: Http, { sandboxClock }: Services): void {
   const tags = ['Sandbox'];
   api.get('/sandbox/clock', {
     config: { permission: 'VIEW', sandboxOnly: true },
     schema: {
       tags,
-      summary: "Read this platform's sandbox clock",
+      ...DOCS.get,
       response: { 200: SandboxClock, ...errors(401, 403) },
     },
     handler: async (req) => sandboxClock.get(req.principal),
@@ -19,7 +32,7 @@ export function sandboxClockRoutes(api: Http, { sandboxClock }: Services): void 
     config: { permission: 'TRANSACT', sandboxOnly: true },
     schema: {
       tags,
-      summary: 'Move the sandbox clock forward and run every delayed outcome, expiry and retry that became due',
+      ...DOCS.advance,
       body: SandboxClockAdvance,
       response: { 200: SandboxClock, ...errors(400, 401, 403) },
     },

@@ -5,13 +5,28 @@ import { ApiToken, TokenCreate, TokenListQuery } from '../schemas/tokens.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ms, pageOf } from './paging.ts';
 
+const DOCS = {
+  create: {
+    summary: 'Create an API token (its secret is shown once)',
+    description:
+      'A token with the given permissions (VIEW, TRANSACT, MANAGE) for this environment. Store clientSecret ' +
+      'now: it is never shown again. Takes Idempotency-Key.',
+  },
+  list: { summary: 'List API tokens', description: 'Filter by name or time; secrets are never listed.' },
+  get: { summary: 'Get an API token', description: 'One token, without its secret.' },
+  revoke: {
+    summary: 'Revoke an API token',
+    description: 'The token stops working at once; a token cannot revoke itself (400). Answers 204.',
+  },
+};
+
 export function tokenRoutes(api: Http, { tokens }: Services): void {
   const tags = ['Tokens'];
   api.post('/tokens', {
     config: { permission: 'MANAGE', idempotent: true },
     schema: {
       tags,
-      summary: 'Create an API token (its secret is shown once)',
+      ...DOCS.create,
       body: TokenCreate,
       response: { 201: ApiToken, ...errors(400, 401, 403) },
     },
@@ -22,7 +37,7 @@ export function tokenRoutes(api: Http, { tokens }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'List API tokens',
+      ...DOCS.list,
       querystring: TokenListQuery,
       response: { 200: Paginated(ApiToken), ...errors(400, 401, 403) },
     },
@@ -45,7 +60,7 @@ export function tokenRoutes(api: Http, { tokens }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Get an API token',
+      ...DOCS.get,
       params: IdParam('tokenId', 'Token'),
       response: { 200: ApiToken, ...errors(401, 403, 404) },
     },
@@ -55,7 +70,7 @@ export function tokenRoutes(api: Http, { tokens }: Services): void {
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: 'Revoke an API token',
+      ...DOCS.revoke,
       params: IdParam('tokenId', 'Token'),
       response: { 204: Type.Null(), ...errors(400, 401, 403, 404) },
     },

@@ -1,9 +1,51 @@
-import { Type } from '@sinclair/typebox';
 import { created, emptyBodyIsObject, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { errors, IdParam, Paginated, Timestamp } from '../schemas/common.ts';
-import { Transaction, TransactionListQuery, TransferOutRequest, TransferRequest } from '../schemas/transactions.ts';
+import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import {
+  CancelRequest,
+  ConfirmRequest,
+  Transaction,
+  TransactionListQuery,
+  TransferOutRequest,
+  TransferRequest,
+} from '../schemas/transactions.ts';
 import { ms, pageOf } from './paging.ts';
+
+const DOCS = {
+  list: {
+    summary: 'List transactions',
+    description:
+      'Outgoing and incoming payments of this environment, newest first unless sortOrder=asc. Filters combine; ' +
+      'accountIdentifier matches either side. Pages with limit and cursor.',
+  },
+  get: {
+    summary: 'Get a transaction',
+    description: 'One transaction with its amounts, fees, status and, once settled or failed, when and why.',
+  },
+  cancel: {
+    summary: 'Cancel an outgoing payment not yet handed to its rail; it fails and is refunded',
+    description:
+      'Only a funded OUTGOING payment not yet with its rail can be cancelled (PENDING, or PROCESSING while ' +
+      'held); anything else is a 409. It moves to FAILED and its amount is refunded to the source account.',
+  },
+  confirm: {
+    summary: "Record that the customer received the payment's receipt",
+    description: 'Stores receiptDeliveryConfirmedAt (now when omitted) on the transaction. The body is optional.',
+  },
+  transferOut: {
+    summary: 'Send from an internal account to an external account in the same currency',
+    description:
+      'No quote and no exchange: the amount leaves the internal account and arrives in the external one. The ' +
+      'transaction starts PENDING and completes on the rail; a webhook reports each change. Takes ' +
+      'Idempotency-Key.',
+  },
+  transferIn: {
+    summary: 'Pull from a pullable external account into an internal account in the same currency',
+    description:
+      'Debits an external account that allows pulls (for example a linked bank account) into an internal ' +
+      'account of the same currency. Takes Idempotency-Key.',
+  },
+};
 
 export function transactionRoutes(api: Http, { transactions }: Services): void {
   const tags = ['Transactions'];
@@ -11,7 +53,7 @@ export function transactionRoutes(api: Http, { transactions }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'List transactions',
+      ...DOCS.list,
       querystring: TransactionListQuery,
       response: { 200: Paginated(Transaction), ...errors(400, 401, 403) },
     },
@@ -28,7 +70,7 @@ export function transactionRoutes(api: Http, { transactions }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Get a transaction',
+      ...DOCS.get,
       params: IdParam('transactionId', 'Transaction'),
       response: { 200: Transaction, ...errors(401, 403, 404) },
     },
@@ -39,10 +81,10 @@ export function transactionRoutes(api: Http, { transactions }: Services): void {
     config: { permission: 'TRANSACT' },
     schema: {
       tags,
-      summary: 'Cancel an outgoing payment not yet handed to its rail; it fails and is refunded',
+      ...DOCS.cancel,
       params,
-      body: Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000, description: 'Kept in the log' })) }),
-      response: { 200: Transaction, ...errors(401, 403, 404, 409) },
+      body: CancelRequest,
+      response: { 200: Transaction, ...errors(400, 401, 403, 404, 409) },
     },
     preValidation: emptyBodyIsObject,
     handler: async (req) => {
@@ -54,9 +96,9 @@ export function transactionRoutes(api: Http, { transactions }: Services): void {
     config: { permission: 'TRANSACT' },
     schema: {
       tags,
-      summary: "Record that the customer received the payment's receipt",
+      ...DOCS.confirm,
       params,
-      body: Type.Object({ receiptDeliveryConfirmedAt: Type.Optional(Timestamp) }),
+      body: ConfirmRequest,
       response: { 200: Transaction, ...errors(400, 401, 403, 404) },
     },
     preValidation: emptyBodyIsObject,
@@ -72,7 +114,7 @@ export function transferRoutes(api: Http, { transfers }: Services): void {
     config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
-      summary: 'Send from an internal account to an external account in the same currency',
+      ...DOCS.transferOut,
       body: TransferOutRequest,
       response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
     },
@@ -84,7 +126,7 @@ export function transferRoutes(api: Http, { transfers }: Services): void {
     config: { permission: 'TRANSACT', idempotent: true },
     schema: {
       tags,
-      summary: 'Pull from a pullable external account into an internal account in the same currency',
+      ...DOCS.transferIn,
       body: TransferRequest,
       response: { 201: Transaction, ...errors(400, 401, 403, 404, 422) },
     },

@@ -4,13 +4,27 @@ import { Verification, VerificationCreate, VerificationListQuery } from '../sche
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
+const DOCS = {
+  submit: {
+    summary: 'Submit (or re-submit) a customer for KYC/KYB verification',
+    description:
+      'Checks the customer (and, for a business, its beneficial owners and documents) and answers what is ' +
+      'missing or invalid in errors; with nothing missing it moves on to review.',
+  },
+  list: {
+    summary: 'List verifications (newest first)',
+    description: 'Filter by customerId or verificationStatus; pages with limit and cursor.',
+  },
+  get: { summary: 'Get a verification', description: 'One verification with its status and open errors.' },
+};
+
 export function verificationRoutes(api: Http, { verifications }: Services): void {
   const tags = ['Verifications'];
   api.post('/verifications', {
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: 'Submit (or re-submit) a customer for KYC/KYB verification',
+      ...DOCS.submit,
       body: VerificationCreate,
       response: { 200: Verification, ...errors(400, 401, 403, 404, 410) },
     },
@@ -20,7 +34,7 @@ export function verificationRoutes(api: Http, { verifications }: Services): void
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'List verifications (newest first)',
+      ...DOCS.list,
       querystring: VerificationListQuery,
       response: { 200: Paginated(Verification), ...errors(400, 401, 403) },
     },
@@ -35,7 +49,7 @@ export function verificationRoutes(api: Http, { verifications }: Services): void
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Get a verification',
+      ...DOCS.get,
       params: IdParam('verificationId', 'Verification'),
       response: { 200: Verification, ...errors(401, 403, 404) },
     },

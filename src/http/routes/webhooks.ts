@@ -4,6 +4,29 @@ import { TestWebhookRequest, TestWebhookResponse, WebhookEvent, WebhookEventList
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { pageOf } from './paging.ts';
 
+const DOCS = {
+  list: {
+    summary: 'List events and their delivery state (newest first)',
+    description: 'Every event recorded for this environment; filter by type, objectId or deliveryState.',
+  },
+  get: {
+    summary: 'Get an event with every delivery attempt',
+    description: 'The event, its payload and each attempt: when, where, the answer and how long it took.',
+  },
+  redeliver: {
+    summary: 'Deliver an event again now, whatever its state (same id, a fresh retry window)',
+    description: 'Queues a new delivery run and answers 202 with the event. No endpoint configured is a 409.',
+  },
+  test: {
+    summary:
+      'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a 400 ' +
+      'WEBHOOK_DELIVERY_ERROR',
+    description:
+      'Sends to url, or to the configured endpoint without one. The body is optional. Use it to check the ' +
+      'endpoint verifies signatures.',
+  },
+};
+
 export function webhookRoutes(api: Http, { webhooks }: Services): void {
   const tags = ['Webhooks'];
   const params = IdParam('eventId', 'Webhook');
@@ -11,7 +34,7 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'List events and their delivery state (newest first)',
+      ...DOCS.list,
       querystring: WebhookEventListQuery,
       response: { 200: Paginated(WebhookEvent), ...errors(400, 401, 403) },
     },
@@ -28,7 +51,7 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
     config: { permission: 'VIEW' },
     schema: {
       tags,
-      summary: 'Get an event with every delivery attempt',
+      ...DOCS.get,
       params,
       response: { 200: WebhookEvent, ...errors(401, 403, 404) },
     },
@@ -38,7 +61,7 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
     config: { permission: 'MANAGE' },
     schema: {
       tags,
-      summary: 'Deliver an event again now, whatever its state (same id, a fresh retry window)',
+      ...DOCS.redeliver,
       params,
       response: { 202: WebhookEvent, ...errors(401, 403, 404, 409) },
     },
@@ -59,9 +82,7 @@ export function webhookRoutes(api: Http, { webhooks }: Services): void {
       },
       schema: {
         tags: sandboxOnly ? ['Sandbox'] : tags,
-        summary:
-          'Send a TEST webhook now (signed like every delivery) and report the answer; a non-2xx answer is a ' +
-          '400 WEBHOOK_DELIVERY_ERROR',
+        ...DOCS.test,
         body: TestWebhookRequest,
         response: { 200: TestWebhookResponse, ...errors(400, 401, 403) },
       },

@@ -1,5 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { Address, CalendarDate, CountryCode, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { component } from './component.ts';
+import { ADDRESS, EXAMPLE } from './examples.ts';
+
+const personalInfoExample = {
+  firstName: 'Grace',
+  lastName: 'Hopper',
+  birthDate: '1980-12-09',
+  nationality: 'US',
+  address: ADDRESS,
+  idType: 'PASSPORT',
+  identifier: '123456789',
+} as const;
 
 export const BENEFICIAL_OWNER_ROLES = [
   'UBO',
@@ -36,37 +48,63 @@ const personalInfoFields = {
 export const PersonalInfo = Type.Object(personalInfoFields, { additionalProperties: false });
 export const PersonalInfoUpdate = Type.Partial(PersonalInfo, { additionalProperties: false });
 
-export const BeneficialOwnerCreate = Type.Object(
+export const BeneficialOwnerCreate = component(
+  'BeneficialOwnerCreateRequest',
+  Type.Object(
+    {
+      customerId: Type.String({ minLength: 1, maxLength: 200 }),
+      roles: Roles,
+      ownershipPercentage: Ownership,
+      personalInfo: PersonalInfo,
+    },
+    { additionalProperties: false },
+  ),
   {
-    customerId: Type.String({ minLength: 1, maxLength: 200 }),
-    roles: Roles,
-    ownershipPercentage: Ownership,
-    personalInfo: PersonalInfo,
+    customerId: EXAMPLE.customerId,
+    roles: ['UBO', 'DIRECTOR'],
+    ownershipPercentage: 40,
+    personalInfo: personalInfoExample,
   },
-  { additionalProperties: false },
 );
 
-export const BeneficialOwnerUpdate = Type.Object(
-  {
-    roles: Type.Optional(Roles),
-    ownershipPercentage: Type.Optional(Ownership),
-    personalInfo: Type.Optional(PersonalInfoUpdate),
-  },
-  { additionalProperties: false },
+export const BeneficialOwnerUpdate = component(
+  'BeneficialOwnerUpdateRequest',
+  Type.Object(
+    {
+      roles: Type.Optional(Roles),
+      ownershipPercentage: Type.Optional(Ownership),
+      personalInfo: Type.Optional(PersonalInfoUpdate),
+    },
+    { additionalProperties: false },
+  ),
+  { ownershipPercentage: 45, personalInfo: { email: 'grace@acme.example' } },
 );
 
-export const BeneficialOwner = Type.Object(
+export const BeneficialOwner = component(
+  'BeneficialOwner',
+  Type.Object(
+    {
+      id: Type.String(),
+      customerId: Type.String(),
+      roles: Type.Array(BeneficialOwnerRole),
+      ownershipPercentage: Ownership,
+      personalInfo: PersonalInfo,
+      kycStatus: StringEnum(['PENDING', 'APPROVED', 'REJECTED'] as const),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+    },
+    { additionalProperties: false },
+  ),
   {
-    id: Type.String(),
-    customerId: Type.String(),
-    roles: Type.Array(BeneficialOwnerRole),
-    ownershipPercentage: Ownership,
-    personalInfo: PersonalInfo,
-    kycStatus: StringEnum(['PENDING', 'APPROVED', 'REJECTED'] as const),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    id: 'BeneficialOwner:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e26',
+    customerId: EXAMPLE.customerId,
+    roles: ['UBO', 'DIRECTOR'],
+    ownershipPercentage: 40,
+    personalInfo: personalInfoExample,
+    kycStatus: 'PENDING',
+    createdAt: EXAMPLE.createdAt,
+    updatedAt: EXAMPLE.createdAt,
   },
-  { additionalProperties: false },
 );
 
 export const BeneficialOwnerListQuery = Type.Object({

@@ -1,5 +1,7 @@
-import { Type, type TSchema, type TString } from '@sinclair/typebox';
+import { type ObjectOptions, type Static, Type, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../domain/currencies.ts';
+import { component, componentName, exampleOf } from './component.ts';
+import { ADDRESS, USD } from './examples.ts';
 
 /** A string enum, emitted as a plain JSON Schema `enum` (clear OpenAPI, one clear validation error). */
 export function StringEnum<const T extends readonly string[]>(
@@ -7,6 +9,14 @@ export function StringEnum<const T extends readonly string[]>(
   options: { description?: string; default?: T[number] } = {},
 ) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/**
+ * A request object: closed, so a field it does not name is a 400 naming that field rather than something
+ * silently dropped (a misspelt `remittanceInfo` would otherwise send a payment without its reference).
+ */
+export function RequestObject<T extends TProperties>(properties: T, options: ObjectOptions = {}) {
+  return Type.Object(properties, { ...options, additionalProperties: false });
 }
 
 /** Money at the API edge: a positive integer in the smallest unit that JavaScript can hold exactly. */
@@ -45,30 +55,69 @@ export const PurposeOfPayment = StringEnum(PURPOSES_OF_PAYMENT);
 /** Free text that travels with a payment to its recipient (ACH addenda, wire OBI, RTP/FedNow remittance). */
 export const RemittanceInformation = Type.String({ minLength: 1, maxLength: 80 });
 
-export const ErrorBody = Type.Object({
-  status: Type.Integer({ description: 'Same as the HTTP status' }),
-  code: Type.String(),
-  message: Type.String(),
-  details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-});
+export const ErrorBody = component(
+  'Error',
+  Type.Object({
+    status: Type.Integer({ description: 'Same as the HTTP status' }),
+    code: Type.String({ description: 'A stable code from the closed catalogue, for programs to branch on' }),
+    message: Type.String({ description: 'For people: what is wrong and how to fix it' }),
+    details: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'For a 400: `field` (the path of the first invalid field), `rule`, and `errors` listing every ' +
+            'invalid field',
+        },
+      ),
+    ),
+  }),
+  {
+    status: 400,
+    code: 'INVALID_INPUT',
+    message: 'amount must be >= 1',
+    details: {
+      field: 'amount',
+      rule: 'minimum',
+      location: 'body',
+      errors: [{ field: 'amount', rule: 'minimum', message: 'amount must be >= 1' }],
+    },
+  },
+);
 
-export const Currency = Type.Object({
-  code: Type.String(),
-  name: Type.String(),
-  symbol: Type.String(),
-  decimals: Type.Integer({ minimum: 0 }),
-});
+export const Currency = component(
+  'Currency',
+  Type.Object({
+    code: Type.String(),
+    name: Type.String(),
+    symbol: Type.String(),
+    decimals: Type.Integer({ minimum: 0, description: 'Digits after the decimal point of the smallest unit' }),
+  }),
+  USD,
+);
 
-export const CurrencyAmount = Type.Object({ amount: Type.Integer(), currency: Currency });
+export const CurrencyAmount = component(
+  'CurrencyAmount',
+  Type.Object({ amount: Type.Integer({ description: 'Smallest currency unit' }), currency: Currency }),
+  { amount: 2500, currency: USD },
+);
 
-export const Address = Type.Object({
-  line1: Type.String({ minLength: 1, maxLength: 255 }),
-  line2: Type.Optional(Type.String({ maxLength: 255 })),
-  city: Type.Optional(Type.String({ maxLength: 255 })),
-  state: Type.Optional(Type.String({ maxLength: 255 })),
-  postalCode: Type.String({ minLength: 1, maxLength: 32 }),
-  country: CountryCode,
-});
+export const Address = component(
+  'Address',
+  Type.Object(
+    {
+      line1: Type.String({ minLength: 1, maxLength: 255 }),
+      line2: Type.Optional(Type.String({ maxLength: 255 })),
+      city: Type.Optional(Type.String({ maxLength: 255 })),
+      state: Type.Optional(Type.String({ maxLength: 255 })),
+      postalCode: Type.String({ minLength: 1, maxLength: 32 }),
+      country: CountryCode,
+    },
+    { additionalProperties: false },
+  ),
+  ADDRESS,
+);
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
@@ -77,17 +126,35 @@ export const PageQuery = {
 
 export const SortOrder = StringEnum(['asc', 'desc'] as const);
 
+/** A page of a named resource is named after it (`TransactionPage`), its example built from the item's. */
 export function Paginated<T extends TSchema>(item: T) {
-  return Type.Object({
+  const schema = Type.Object({
     data: Type.Array(item),
-    hasMore: Type.Boolean(),
+    hasMore: Type.Boolean({ description: 'Whether another page follows; ask for it with cursor=nextCursor' }),
     nextCursor: Type.Optional(Type.String()),
     totalCount: Type.Integer({ minimum: 0 }),
   });
+  const name = componentName(item);
+  if (!name) return schema;
+  const example = exampleOf(item);
+  return component(
+    `${name}Page`,
+    schema,
+    example === undefined ? undefined : ({ data: [example], hasMore: false, totalCount: 1 } as Static<typeof schema>),
+  );
 }
 
+/** Every item at once: `{data: [...]}`, named `<Item>List`. */
 export function DataList<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item) });
+  const schema = Type.Object({ data: Type.Array(item) });
+  const name = componentName(item);
+  if (!name) return schema;
+  const example = exampleOf(item);
+  return component(
+    `${name}List`,
+    schema,
+    example === undefined ? undefined : ({ data: [example] } as Static<typeof schema>),
+  );
 }
 
 export function IdParam<K extends string>(name: K, prefix: string) {

@@ -1,5 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum, SupportedCurrencyCode, Timestamp } from './common.ts';
+import { component } from './component.ts';
+import { EXAMPLE } from './examples.ts';
 
 export const CustomerInfoFieldName = StringEnum([
   'FULL_NAME',
@@ -43,39 +45,67 @@ export const PlatformCurrencyConfig = Type.Object(
   { additionalProperties: false },
 );
 
-export const PlatformConfig = Type.Object({
-  id: Type.String(),
-  umaDomain: Type.String(),
-  webhookEndpoint: Type.Union([Type.String(), Type.Null()]),
-  supportedCurrencies: Type.Array(PlatformCurrencyConfig),
-  isRegulatedFinancialInstitution: Type.Boolean(),
-  webhookEnvelope: WebhookEnvelopeName,
-  webhookPublicKey: Type.String({
-    description: "Our extension: PEM SPKI of this environment's ECDSA P-256 key; verifies X-Grid-Signature",
-  }),
-  webhookStandardPublicKey: Type.String({
-    description:
-      'Our extension: whpk_<base64 raw Ed25519 key>; verifies the Standard Webhooks webhook-signature header',
-  }),
-  webhookEndpointFailingSince: Type.Union([Timestamp, Type.Null()], {
-    description:
-      'Our extension: when an event to the current endpoint last ran out of retries; null once a delivery ' +
-      'succeeds again',
-  }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+const currencyExample: Static<typeof PlatformCurrencyConfig> = {
+  currencyCode: 'USD',
+  minAmount: 100,
+  maxAmount: 1_000_000,
+  requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
+  enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+};
 
-export const PlatformConfigUpdate = Type.Object(
+export const PlatformConfig = component(
+  'PlatformConfig',
+  Type.Object({
+    id: Type.String(),
+    umaDomain: Type.String(),
+    webhookEndpoint: Type.Union([Type.String(), Type.Null()]),
+    supportedCurrencies: Type.Array(PlatformCurrencyConfig),
+    isRegulatedFinancialInstitution: Type.Boolean(),
+    webhookEnvelope: WebhookEnvelopeName,
+    webhookPublicKey: Type.String({
+      description: "Our extension: PEM SPKI of this environment's ECDSA P-256 key; verifies X-Grid-Signature",
+    }),
+    webhookStandardPublicKey: Type.String({
+      description:
+        'Our extension: whpk_<base64 raw Ed25519 key>; verifies the Standard Webhooks webhook-signature header',
+    }),
+    webhookEndpointFailingSince: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'Our extension: when an event to the current endpoint last ran out of retries; null once a delivery ' +
+        'succeeds again',
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  }),
   {
-    umaDomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
-    webhookEndpoint: Type.Optional(
-      Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
-        description: 'Absolute http(s) URL (https in production); null removes it',
-      }),
-    ),
-    supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { minItems: 1, maxItems: 50 })),
-    webhookEnvelope: Type.Optional(WebhookEnvelopeName),
+    id: 'PlatformConfig:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e2c',
+    umaDomain: 'payouts.example',
+    webhookEndpoint: 'https://platform.example/webhooks',
+    supportedCurrencies: [currencyExample],
+    isRegulatedFinancialInstitution: false,
+    webhookEnvelope: 'LEGACY',
+    webhookPublicKey: '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...\n-----END PUBLIC KEY-----\n',
+    webhookStandardPublicKey: 'whpk_MCowBQYDK2VwAyEA...',
+    webhookEndpointFailingSince: null,
+    createdAt: EXAMPLE.createdAt,
+    updatedAt: EXAMPLE.updatedAt,
   },
-  { additionalProperties: false },
+);
+
+export const PlatformConfigUpdate = component(
+  'PlatformConfigUpdateRequest',
+  Type.Object(
+    {
+      umaDomain: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+      webhookEndpoint: Type.Optional(
+        Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+          description: 'Absolute http(s) URL (https in production); null removes it',
+        }),
+      ),
+      supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { minItems: 1, maxItems: 50 })),
+      webhookEnvelope: Type.Optional(WebhookEnvelopeName),
+    },
+    { additionalProperties: false },
+  ),
+  { webhookEndpoint: 'https://platform.example/webhooks', supportedCurrencies: [currencyExample] },
 );

@@ -1,7 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import { ACCOUNT_TYPE_NAMES, CRYPTO_NETWORKS, EXTERNAL_ACCOUNT_STATUSES } from '../../domain/account-types.ts';
 import { VERIFICATION_STATUSES } from '../../domain/beneficiary-verification.ts';
-import { CurrencyCode, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { CurrencyCode, PageQuery, RequestObject, StringEnum, Timestamp } from './common.ts';
+import { component } from './component.ts';
+import { EXAMPLE } from './examples.ts';
+
+const exampleAccountInfo = {
+  accountType: 'USD_ACCOUNT',
+  accountNumber: '123456789',
+  routingNumber: '021000021',
+  beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' },
+} as const;
+const platformAccountInfo = {
+  ...exampleAccountInfo,
+  beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme Payouts Inc' },
+} as const;
 
 /*
  * accountInfo is checked field by field by the account-type rule table (src/domain/account-types.ts),
@@ -26,7 +39,7 @@ const AccountInfoInput = Type.Object(
   },
 );
 
-export const ExternalAccountCreate = Type.Object({
+const externalAccountFields = {
   customerId: Type.Optional(
     Type.String({
       minLength: 1,
@@ -46,41 +59,72 @@ export const ExternalAccountCreate = Type.Object({
     }),
   ),
   accountInfo: AccountInfoInput,
+};
+
+export const ExternalAccountCreate = component('ExternalAccountCreateRequest', RequestObject(externalAccountFields), {
+  customerId: EXAMPLE.customerId,
+  currency: 'USD',
+  platformAccountId: 'bank-1',
+  ownershipType: 'FIRST_PARTY',
+  accountInfo: exampleAccountInfo,
 });
 
-export const PlatformExternalAccountCreate = Type.Omit(ExternalAccountCreate, [
-  'customerId',
-  'defaultUmaDepositAccount',
-]);
+const { customerId: _customer, defaultUmaDepositAccount: _default, ...platformAccountFields } = externalAccountFields;
 
-export const ExternalAccount = Type.Object(
+export const PlatformExternalAccountCreate = component(
+  'PlatformExternalAccountCreateRequest',
+  RequestObject(platformAccountFields),
   {
-    id: Type.String(),
-    status: StringEnum(EXTERNAL_ACCOUNT_STATUSES),
-    currency: Type.String(),
-    accountInfo: Type.Object(
-      {
-        accountType: StringEnum(ACCOUNT_TYPE_NAMES),
-        paymentRails: Type.Optional(Type.Array(Type.String())),
-        beneficiary: Type.Optional(
-          Type.Object({ beneficiaryType: StringEnum(['INDIVIDUAL', 'BUSINESS']) }, { additionalProperties: true }),
-        ),
-        // Emitted at the top level only, whichever place the request used.
-        platformAccountId: Type.Optional(Type.Never()),
-      },
-      { additionalProperties: true },
-    ),
-    customerId: Type.Union([Type.String(), Type.Null()]),
-    platformAccountId: Type.Optional(Type.String()),
-    defaultUmaDepositAccount: Type.Boolean(),
-    beneficiaryVerificationStatus: StringEnum(VERIFICATION_STATUSES),
-    beneficiaryVerifiedData: Type.Optional(Type.Object({ fullName: Type.String() }, { additionalProperties: false })),
-    cryptoNetwork: Type.Optional(Type.String()),
-    ownershipType: Type.Optional(OwnershipType),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    currency: 'USD',
+    platformAccountId: 'operating-account',
+    accountInfo: platformAccountInfo,
   },
-  { additionalProperties: false },
+);
+
+export const ExternalAccount = component(
+  'ExternalAccount',
+  Type.Object(
+    {
+      id: Type.String(),
+      status: StringEnum(EXTERNAL_ACCOUNT_STATUSES),
+      currency: Type.String(),
+      accountInfo: Type.Object(
+        {
+          accountType: StringEnum(ACCOUNT_TYPE_NAMES),
+          paymentRails: Type.Optional(Type.Array(Type.String())),
+          beneficiary: Type.Optional(
+            Type.Object({ beneficiaryType: StringEnum(['INDIVIDUAL', 'BUSINESS']) }, { additionalProperties: true }),
+          ),
+          // Emitted at the top level only, whichever place the request used.
+          platformAccountId: Type.Optional(Type.Never()),
+        },
+        { additionalProperties: true },
+      ),
+      customerId: Type.Union([Type.String(), Type.Null()]),
+      platformAccountId: Type.Optional(Type.String()),
+      defaultUmaDepositAccount: Type.Boolean(),
+      beneficiaryVerificationStatus: StringEnum(VERIFICATION_STATUSES),
+      beneficiaryVerifiedData: Type.Optional(Type.Object({ fullName: Type.String() }, { additionalProperties: false })),
+      cryptoNetwork: Type.Optional(Type.String()),
+      ownershipType: Type.Optional(OwnershipType),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+    },
+    { additionalProperties: false },
+  ),
+  {
+    id: EXAMPLE.externalAccountId,
+    status: 'ACTIVE',
+    currency: 'USD',
+    accountInfo: { ...exampleAccountInfo, paymentRails: ['ACH', 'WIRE', 'RTP', 'FEDNOW', 'BANK_TRANSFER'] },
+    customerId: EXAMPLE.customerId,
+    platformAccountId: 'bank-1',
+    defaultUmaDepositAccount: false,
+    beneficiaryVerificationStatus: 'MATCHED',
+    ownershipType: 'FIRST_PARTY',
+    createdAt: EXAMPLE.createdAt,
+    updatedAt: EXAMPLE.createdAt,
+  },
 );
 
 export const CustomerExternalAccountQuery = Type.Object({

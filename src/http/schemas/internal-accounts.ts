@@ -1,19 +1,43 @@
 import { Type } from '@sinclair/typebox';
-import { CurrencyAmount, CurrencyCode, PageQuery, PositiveAmount, StringEnum, Timestamp } from './common.ts';
+import {
+  CurrencyAmount,
+  CurrencyCode,
+  PageQuery,
+  PositiveAmount,
+  RequestObject,
+  StringEnum,
+  Timestamp,
+} from './common.ts';
+import { component } from './component.ts';
+import { EXAMPLE, USD } from './examples.ts';
 
-export const InternalAccount = Type.Object(
+export const InternalAccount = component(
+  'InternalAccount',
+  Type.Object(
+    {
+      id: Type.String(),
+      customerId: Type.Optional(Type.String()),
+      type: StringEnum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO']),
+      status: StringEnum(['ACTIVE']),
+      balance: CurrencyAmount,
+      totalBalance: CurrencyAmount,
+      fundingPaymentInstructions: Type.Array(Type.Object({}, { additionalProperties: true })),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+    },
+    { additionalProperties: false },
+  ),
   {
-    id: Type.String(),
-    customerId: Type.Optional(Type.String()),
-    type: StringEnum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO']),
-    status: StringEnum(['ACTIVE']),
-    balance: CurrencyAmount,
-    totalBalance: CurrencyAmount,
-    fundingPaymentInstructions: Type.Array(Type.Object({}, { additionalProperties: true })),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    id: EXAMPLE.internalAccountId,
+    customerId: EXAMPLE.customerId,
+    type: 'INTERNAL_FIAT',
+    status: 'ACTIVE',
+    balance: { amount: 10000, currency: USD },
+    totalBalance: { amount: 10000, currency: USD },
+    fundingPaymentInstructions: [],
+    createdAt: EXAMPLE.createdAt,
+    updatedAt: EXAMPLE.updatedAt,
   },
-  { additionalProperties: false },
 );
 
 export const CustomerInternalAccountQuery = Type.Object({
@@ -24,4 +48,6 @@ export const CustomerInternalAccountQuery = Type.Object({
 
 export const PlatformInternalAccountQuery = Type.Object({ currency: Type.Optional(CurrencyCode) });
 
-export const SandboxFund = Type.Object({ amount: PositiveAmount });
+export const SandboxFund = component('SandboxFundRequest', RequestObject({ amount: PositiveAmount }), {
+  amount: 10000,
+});

@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { Currency } from './common.ts';
+import { component } from './component.ts';
+import { EXAMPLE, MXN } from './examples.ts';
+
+const lookupExample = {
+  lookupId: 'Lookup:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e28',
+  supportedCurrencies: [{ currency: MXN, estimatedExchangeRate: 18.5, min: 100, max: 10_000_000 }],
+  requiredPayerDataFields: [{ name: 'FULL_NAME', mandatory: true }],
+};
 
 export const ReceiverLookupQuery = Type.Object({
   senderUmaAddress: Type.Optional(
@@ -26,13 +34,15 @@ const lookupFields = {
   ),
 };
 
-export const UmaReceiverLookup = Type.Object(
-  { ...lookupFields, receiverUmaAddress: Type.String() },
-  { additionalProperties: false },
+export const UmaReceiverLookup = component(
+  'UmaReceiverLookup',
+  Type.Object({ ...lookupFields, receiverUmaAddress: Type.String() }, { additionalProperties: false }),
+  { ...lookupExample, receiverUmaAddress: '$maria@receiver.example' },
 );
-export const AccountReceiverLookup = Type.Object(
-  { ...lookupFields, accountId: Type.String() },
-  { additionalProperties: false },
+export const AccountReceiverLookup = component(
+  'AccountReceiverLookup',
+  Type.Object({ ...lookupFields, accountId: Type.String() }, { additionalProperties: false }),
+  { ...lookupExample, accountId: EXAMPLE.externalAccountId },
 );
 
 export const ReceiverUmaParam = Type.Object({ receiverUmaAddress: Type.String({ minLength: 1, maxLength: 255 }) });

@@ -4,10 +4,13 @@ import {
   PageQuery,
   PurposeOfPayment,
   RemittanceInformation,
+  RequestObject,
   SortOrder,
   StringEnum,
   Timestamp,
 } from './common.ts';
+import { component } from './component.ts';
+import { EXAMPLE, USD } from './examples.ts';
 
 export const TransactionStatus = StringEnum([
   'CREATED',
@@ -86,38 +89,59 @@ export const FailureDetails = Type.Object(
   { additionalProperties: false },
 );
 
-export const Transaction = Type.Object(
+export const Transaction = component(
+  'Transaction',
+  Type.Object(
+    {
+      id: Type.String(),
+      status: TransactionStatus,
+      type: StringEnum(['OUTGOING', 'INCOMING']),
+      direction: StringEnum(['DEBIT', 'CREDIT']),
+      source: TransactionSource,
+      destination: TransactionDestination,
+      customerId: Type.Optional(Type.String()),
+      platformCustomerId: Type.Optional(Type.String()),
+      sentAmount: CurrencyAmount,
+      receivedAmount: CurrencyAmount,
+      exchangeRate: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      fees: Type.Integer({ minimum: 0 }),
+      quoteId: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      paymentInstructions: Type.Optional(Type.Array(PaymentInstructions)),
+      counterpartyInformation: Type.Optional(FreeObject),
+      reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.String() })),
+      failureReason: Type.Optional(Type.String()),
+      failureDetails: Type.Optional(FailureDetails),
+      refund: Type.Optional(Refund),
+      rateDetails: Type.Optional(RateDetails),
+      settledAt: Type.Optional(Timestamp),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+      senderUmaAddress: Type.Optional(Type.String()),
+      receiverUmaAddress: Type.Optional(Type.String()),
+      remittanceInformation: Type.Optional(Type.String()),
+      receiptDeliveryConfirmedAt: Type.Optional(Timestamp),
+    },
+    { additionalProperties: false },
+  ),
   {
-    id: Type.String(),
-    status: TransactionStatus,
-    type: StringEnum(['OUTGOING', 'INCOMING']),
-    direction: StringEnum(['DEBIT', 'CREDIT']),
-    source: TransactionSource,
-    destination: TransactionDestination,
-    customerId: Type.Optional(Type.String()),
-    platformCustomerId: Type.Optional(Type.String()),
-    sentAmount: CurrencyAmount,
-    receivedAmount: CurrencyAmount,
-    exchangeRate: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    fees: Type.Integer({ minimum: 0 }),
-    quoteId: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    paymentInstructions: Type.Optional(Type.Array(PaymentInstructions)),
-    counterpartyInformation: Type.Optional(FreeObject),
-    reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.String() })),
-    failureReason: Type.Optional(Type.String()),
-    failureDetails: Type.Optional(FailureDetails),
-    refund: Type.Optional(Refund),
-    rateDetails: Type.Optional(RateDetails),
-    settledAt: Type.Optional(Timestamp),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    senderUmaAddress: Type.Optional(Type.String()),
-    receiverUmaAddress: Type.Optional(Type.String()),
-    remittanceInformation: Type.Optional(Type.String()),
-    receiptDeliveryConfirmedAt: Type.Optional(Timestamp),
+    id: EXAMPLE.transactionId,
+    status: 'COMPLETED',
+    type: 'OUTGOING',
+    direction: 'DEBIT',
+    source: { sourceType: 'ACCOUNT', accountId: EXAMPLE.internalAccountId, currency: 'USD' },
+    destination: { destinationType: 'ACCOUNT', accountId: EXAMPLE.externalAccountId, currency: 'USD' },
+    customerId: EXAMPLE.customerId,
+    platformCustomerId: 'user-4521',
+    sentAmount: { amount: 2500, currency: USD },
+    receivedAmount: { amount: 2500, currency: USD },
+    fees: 0,
+    description: 'Invoice 1042',
+    remittanceInformation: 'INV-1042',
+    settledAt: EXAMPLE.updatedAt,
+    createdAt: EXAMPLE.createdAt,
+    updatedAt: EXAMPLE.updatedAt,
   },
-  { additionalProperties: false },
 );
 
 export const TransactionListQuery = Type.Object({
@@ -135,40 +159,91 @@ export const TransactionListQuery = Type.Object({
   sortOrder: Type.Optional(SortOrder),
 });
 
-const AccountRef = Type.Object({
+const AccountRef = RequestObject({
   accountId: Type.String({ minLength: 1, maxLength: 200 }),
   currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3,5}$' })),
 });
 
-export const TransferRequest = Type.Object({
+const transferFields = {
   source: AccountRef,
   destination: AccountRef,
-  amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Smallest currency unit' }),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
+};
+
+export const TransferRequest = component('TransferInRequest', RequestObject(transferFields), {
+  source: { accountId: EXAMPLE.externalAccountId },
+  destination: { accountId: EXAMPLE.internalAccountId },
+  amount: 10000,
+  description: 'Top-up from the linked bank account',
 });
 
-export const TransferOutRequest = Type.Object({
-  ...TransferRequest.properties,
-  destination: Type.Object({
-    ...AccountRef.properties,
-    paymentRail: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "One of the account's rails" })),
+export const TransferOutRequest = component(
+  'TransferOutRequest',
+  RequestObject({
+    ...transferFields,
+    destination: RequestObject({
+      ...AccountRef.properties,
+      paymentRail: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 64, description: "One of the account's rails" }),
+      ),
+    }),
+    remittanceInformation: Type.Optional(RemittanceInformation),
+    purposeOfPayment: Type.Optional(PurposeOfPayment),
   }),
-  remittanceInformation: Type.Optional(RemittanceInformation),
-  purposeOfPayment: Type.Optional(PurposeOfPayment),
-});
+  {
+    source: { accountId: EXAMPLE.internalAccountId },
+    destination: { accountId: EXAMPLE.externalAccountId, paymentRail: 'ACH' },
+    amount: 2500,
+    description: 'Invoice 1042',
+    remittanceInformation: 'INV-1042',
+    purposeOfPayment: 'GOODS_OR_SERVICES',
+  },
+);
 
 const UmaAddress = Type.String({ minLength: 3, maxLength: 200 });
 
-export const SandboxUmaReceive = Type.Object({
-  senderUmaAddress: UmaAddress,
-  receivingCurrencyCode: Type.String({ minLength: 1, maxLength: 10 }),
-  receivingCurrencyAmount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-  receiverUmaAddress: Type.Optional(UmaAddress),
-  customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-});
+export const SandboxUmaReceive = component(
+  'SandboxUmaReceiveRequest',
+  RequestObject({
+    senderUmaAddress: UmaAddress,
+    receivingCurrencyCode: Type.String({ minLength: 1, maxLength: 10 }),
+    receivingCurrencyAmount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    receiverUmaAddress: Type.Optional(UmaAddress),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  }),
+  {
+    senderUmaAddress: '$alice@sender.example',
+    receivingCurrencyCode: 'USD',
+    receivingCurrencyAmount: 1000,
+    receiverUmaAddress: '$bob@payouts.example',
+  },
+);
 
 /** Both bodies are optional; an empty POST is an approval (or rejection) without details. */
-export const ApprovePayment = Type.Object({
-  receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
-});
-export const RejectPayment = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
+export const ApprovePayment = component(
+  'TransactionApproveRequest',
+  RequestObject({
+    receiverCustomerInfo: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: "The receiver's details the sender asked for" }),
+    ),
+  }),
+  { receiverCustomerInfo: { FULL_NAME: 'Bob Receiver' } },
+);
+export const RejectPayment = component(
+  'TransactionRejectRequest',
+  RequestObject({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
+  { reason: 'The receiving customer is not known to us' },
+);
+
+export const CancelRequest = component(
+  'TransactionCancelRequest',
+  RequestObject({ reason: Type.Optional(Type.String({ maxLength: 1000, description: 'Kept in the log' })) }),
+  { reason: 'Sent to the wrong account' },
+);
+
+export const ConfirmRequest = component(
+  'TransactionConfirmRequest',
+  RequestObject({ receiptDeliveryConfirmedAt: Type.Optional(Timestamp) }),
+  { receiptDeliveryConfirmedAt: EXAMPLE.updatedAt },
+);

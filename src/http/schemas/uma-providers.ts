@@ -1,15 +1,27 @@
 import { Type } from '@sinclair/typebox';
 import { Currency, PageQuery, SortOrder } from './common.ts';
+import { component } from './component.ts';
+import { MXN } from './examples.ts';
 
-export const UmaProvider = Type.Object(
+export const UmaProvider = component(
+  'UmaProvider',
+  Type.Object(
+    {
+      name: Type.String(),
+      domain: Type.String(),
+      supportedRegions: Type.Array(Type.String()),
+      supportedCurrencies: Type.Array(Currency),
+      allowListStatus: Type.Boolean(),
+    },
+    { additionalProperties: false },
+  ),
   {
-    name: Type.String(),
-    domain: Type.String(),
-    supportedRegions: Type.Array(Type.String()),
-    supportedCurrencies: Type.Array(Currency),
-    allowListStatus: Type.Boolean(),
+    name: 'Example Wallet',
+    domain: 'wallet.example',
+    supportedRegions: ['MX'],
+    supportedCurrencies: [MXN],
+    allowListStatus: true,
   },
-  { additionalProperties: false },
 );
 
 export const UmaProviderQuery = Type.Object({

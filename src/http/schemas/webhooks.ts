@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery, StringEnum, Timestamp } from './common.ts';
+import { component } from './component.ts';
+import { EXAMPLE } from './examples.ts';
 
 export const DeliveryState = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'NO_ENDPOINT', 'NOT_IN_ENVELOPE'] as const, {
   description:
@@ -19,16 +21,40 @@ export const WebhookAttempt = Type.Object({
   responseBody: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KB of the answer' }),
 });
 
-export const WebhookEvent = Type.Object({
-  id: Type.String({ description: 'Webhook:<uuid>; the id every delivery of this event carries' }),
-  type: Type.String({ description: 'OBJECT.EVENT, or TEST' }),
-  objectId: Type.String(),
-  data: Type.Unknown({ description: 'The resource as it was when the event happened' }),
-  deliveryState: DeliveryState,
-  createdAt: Timestamp,
-  deliveryUpdatedAt: Type.Optional(Timestamp),
-  attempts: Type.Optional(Type.Array(WebhookAttempt)),
-});
+export const WebhookEvent = component(
+  'WebhookEvent',
+  Type.Object({
+    id: Type.String({ description: 'Webhook:<uuid>; the id every delivery of this event carries' }),
+    type: Type.String({ description: 'OBJECT.EVENT, or TEST' }),
+    objectId: Type.String(),
+    data: Type.Unknown({ description: 'The resource as it was when the event happened' }),
+    deliveryState: DeliveryState,
+    createdAt: Timestamp,
+    deliveryUpdatedAt: Type.Optional(Timestamp),
+    attempts: Type.Optional(Type.Array(WebhookAttempt)),
+  }),
+  {
+    id: 'Webhook:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e2b',
+    type: 'OUTGOING_PAYMENT.COMPLETED',
+    objectId: EXAMPLE.transactionId,
+    data: { id: EXAMPLE.transactionId, status: 'COMPLETED' },
+    deliveryState: 'DELIVERED',
+    createdAt: EXAMPLE.updatedAt,
+    deliveryUpdatedAt: EXAMPLE.updatedAt,
+    attempts: [
+      {
+        run: 1,
+        attempt: 1,
+        url: 'https://platform.example/webhooks',
+        startedAt: EXAMPLE.updatedAt,
+        responseStatus: 200,
+        latencyMs: 84,
+        error: null,
+        responseBody: 'ok',
+      },
+    ],
+  },
+);
 
 export const WebhookEventListQuery = Type.Object({
   ...PageQuery,
@@ -37,13 +63,21 @@ export const WebhookEventListQuery = Type.Object({
   deliveryState: Type.Optional(DeliveryState),
 });
 
-export const TestWebhookRequest = Type.Object(
-  { url: Type.Optional(Type.String({ minLength: 1, description: 'Send here instead of the configured endpoint' })) },
-  { additionalProperties: false },
+export const TestWebhookRequest = component(
+  'WebhookTestRequest',
+  Type.Object(
+    { url: Type.Optional(Type.String({ minLength: 1, description: 'Send here instead of the configured endpoint' })) },
+    { additionalProperties: false },
+  ),
+  { url: 'https://platform.example/webhooks' },
 );
 
-export const TestWebhookResponse = Type.Object({
-  url: Type.String(),
-  response_status: Type.Integer(),
-  response_body: Type.String({ description: 'The first 1 KB of the answer' }),
-});
+export const TestWebhookResponse = component(
+  'WebhookTestResult',
+  Type.Object({
+    url: Type.String(),
+    response_status: Type.Integer(),
+    response_body: Type.String({ description: 'The first 1 KB of the answer' }),
+  }),
+  { url: 'https://platform.example/webhooks', response_status: 200, response_body: 'ok' },
+);

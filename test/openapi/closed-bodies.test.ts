@@ -1,0 +1,111 @@
+/**
+ * JSON request bodies are closed: a field the operation does not take is a 400 INVALID_INPUT naming it
+ * (details.field, rule additionalProperties), at the top level and in nested objects, and nothing is
+ * written. The operations are every POST, PUT and PATCH with a JSON body in the served OpenAPI document;
+ * each is sent its own documented example plus one unknown field, so the unknown field is the only fault.
+ */
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { API, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { operationsOf } from './operations.ts';
+
+type Node = Record<string, any>;
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+const UNKNOWN = 'notAFieldOfThisRequest';
+
+/**
+ * Objects whose fields are not fixed by the request schema: account details are checked field by field by
+ * the account-type rules (which refuse unknown fields themselves), and the counterparty info objects are
+ * keyed by the field names a receiver asks for.
+ */
+const OPEN = new Set(['accountInfo', 'externalAccountDetails', 'senderCustomerInfo', 'receiverCustomerInfo']);
+
+async function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  const { db } = server.app.store;
+  const tables = await db.introspection.getTables();
+  const counts: Record<string, number> = {};
+  for (const { name } of tables) {
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(name)}`.execute(db);
+    counts[name] = Number(rows[0]?.n ?? 0);
+  }
+  return counts;
+}
+
+describe('closed request bodies', () => {
+  let server: TestServer;
+  let p: TestPlatform;
+  let doc: Node;
+  before(async () => {
+    server = await startServer();
+    p = await server.platform();
+    doc = (await (await fetch(`${server.baseUrl}${API}/openapi.json`)).json()) as Node;
+  });
+  after(() => server.close());
+
+  it('refuse an unknown field, top-level or nested, naming it, and write nothing', async () => {
+    const counted = await rowCounts(server);
+    const wrong: string[] = [];
+    let sent = 0;
+    for (const { name, path, method, op } of operationsOf(doc)) {
+      const media = op.requestBody?.content?.['application/json'];
+      if (!media) continue;
+      assert.ok(isNode(media.example), `${name} has a request example to send`);
+      const url = path.replace(/\{[^}]+\}/g, 'Unknown:019a2f4e-0000-7000-8000-000000000000');
+      const nested = Object.keys(media.example).filter((k) => isNode(media.example[k]) && !OPEN.has(k));
+      const cases: Array<[string, Node]> = [
+        [UNKNOWN, { ...media.example, [UNKNOWN]: true }],
+        ...nested.map((k): [string, Node] => [
+          `${k}.${UNKNOWN}`,
+          { ...media.example, [k]: { ...media.example[k], [UNKNOWN]: true } },
+        ]),
+      ];
+      for (const [field, body] of cases) {
+        sent++;
+        const res = await p.api.request(method.toUpperCase(), url, body);
+        const d = res.body?.details;
+        if (
+          res.status !== 400 ||
+          res.body.code !== 'INVALID_INPUT' ||
+          d?.field !== field ||
+          d?.rule !== 'additionalProperties' ||
+          !String(res.body.message).includes(field)
+        )
+          wrong.push(`${name} with ${field}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }
+    assert.ok(sent >= 30, `every JSON-body operation was tried (${sent} requests)`);
+    assert.deepEqual(wrong, [], 'unknown fields that were not refused by name');
+    assert.deepEqual(await rowCounts(server), counted, 'no refused request wrote anything');
+  });
+
+  it("take the newest contract's customer KYC fields, and ignore them for now", async () => {
+    const kyc = { email: 'ada@example.com', pepStatus: 'NONE', currencies: ['USD'], region: 'US' };
+    const individual = await p.api.post('/customers', {
+      customerType: 'INDIVIDUAL',
+      platformCustomerId: 'kyc-fields-1',
+      fullName: 'Ada Lovelace',
+      ...kyc,
+      endUserTermsConsent: { acceptedAt: '2025-10-13T09:30:00Z', ipAddress: '192.0.2.1', termsVersion: 'v1' },
+    });
+    assert.equal(individual.status, 201, JSON.stringify(individual.body));
+    for (const field of [...Object.keys(kyc), 'endUserTermsConsent'])
+      assert.equal(individual.body[field], undefined, `${field} is not echoed`);
+
+    const business = await p.api.post('/customers', {
+      customerType: 'BUSINESS',
+      platformCustomerId: 'kyc-fields-2',
+      businessInfo: { legalName: 'Acme Widgets LLC', naicsCode: '5415', primaryContactFirstName: 'Grace' },
+    });
+    assert.equal(business.status, 201, JSON.stringify(business.body));
+    assert.deepEqual(business.body.businessInfo, { legalName: 'Acme Widgets LLC' }, 'the ignored fields are not kept');
+    const patched = await p.api.patch(`/customers/${business.body.id}`, {
+      customerType: 'BUSINESS',
+      kybStatus: business.body.kybStatus === 'REJECTED' ? 'APPROVED' : 'REJECTED',
+      businessInfo: { legalName: 'Acme Widgets Inc', expectedCounterpartyCountries: ['MX'] },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.deepEqual(patched.body.businessInfo, { legalName: 'Acme Widgets Inc' }, 'nor kept by an update');
+    assert.equal(patched.body.kybStatus, business.body.kybStatus, 'a status sent by the client changes nothing');
+  });
+});
