@@ -18,6 +18,7 @@ describe('no credential reaches the log, at any level', () => {
   before(async () => {
     database = await createTestDatabase();
     const env = { ...process.env, ...database.env };
+    await runCliOk(['migrate'], env);
     const created = JSON.parse((await runCliOk(['platforms', 'create', '--name', 'logs', '--json'], env)).stdout);
     secret = created.sandbox.clientSecret;
     header = basicAuth(created.sandbox);
