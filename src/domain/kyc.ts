@@ -27,3 +27,29 @@ export function sandboxOwnerKyc(lastName: string): ReviewStatus {
 export function sandboxKyb(registrationNumber: string | undefined): ReviewStatus {
   return bySuffix(registrationNumber);
 }
+
+/**
+ * The KYC profile fields of the newest public contract that a customer keeps as given (the service decides
+ * nothing on them): stored with the customer, echoed in every answer.
+ */
+export const KYC_PROFILE_FIELDS = [
+  'region',
+  'currencies',
+  'email',
+  'phoneNumber',
+  'idType',
+  'identifier',
+  'countryOfIssuance',
+  'pepStatus',
+  'annualIncomeRange',
+  'netWorthRange',
+  'purposeOfAccount',
+  'purposeOfAccountOtherDescription',
+  'sourceOfFundsCategories',
+  'sourceOfFundsOtherDescription',
+  'sourceOfWealthCategories',
+  'sourceOfWealthOtherDescription',
+  'expectedMonthlyTransactionCount',
+  'expectedMonthlyTransactionVolume',
+  'endUserTermsConsent',
+] as const;

@@ -3,6 +3,7 @@ import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Customer as CustomerSchema } from '../http/schemas/customers.ts';
+import { KYC_PROFILE_FIELDS } from '../domain/kyc.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { isCalendarDate, iso } from '../domain/clock.ts';
 import { isCountryCode } from '../domain/countries.ts';
@@ -28,8 +29,10 @@ export interface Address {
   country: string;
 }
 
-/** The type-specific part of a customer, stored as one JSON document. */
-export interface CustomerProfile {
+type KycProfile = Partial<Pick<Static<typeof CustomerSchema>, (typeof KYC_PROFILE_FIELDS)[number]>>;
+
+/** The type-specific part of a customer and its KYC profile, stored as one JSON document. */
+export interface CustomerProfile extends KycProfile {
   fullName?: string;
   birthDate?: string;
   nationality?: string;
@@ -110,11 +113,10 @@ export function validateProfile(input: CustomerInput): void {
   }
 }
 
+/** What a request gives of the stored profile: the type's own fields and the KYC profile, nothing else. */
 function profileOf(input: CustomerProfile): CustomerProfile {
-  const { fullName, birthDate, nationality, address, businessInfo } = input;
-  return Object.fromEntries(
-    Object.entries({ fullName, birthDate, nationality, address, businessInfo }).filter(([, v]) => v !== undefined),
-  );
+  const keys = ['fullName', 'birthDate', 'nationality', 'address', 'businessInfo', ...KYC_PROFILE_FIELDS] as const;
+  return Object.fromEntries(keys.map((k) => [k, input[k]]).filter(([, v]) => v !== undefined));
 }
 
 /** Customer answers for these rows, each business with its beneficial owners (one query for the lot). */

@@ -21,11 +21,6 @@ const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null &&
 const IGNORED: { pattern: RegExp; why: string }[] = [
   { pattern: /: scaFactor$/, why: 'no strong customer authentication region is served' },
   { pattern: /^POST \/quotes: platformFeeOverride/, why: 'no platform fee of its own to override' },
-  {
-    pattern:
-      /^PATCH \/config: (embeddedWalletConfig|cardTokenization2faConfig|feeConfigs|supportedCurrencies\[\]\.provider)/,
-    why: 'embedded wallets, cards, platform fees and provider field lists are not part of this service',
-  },
 ];
 const ignored = (finding: string) => IGNORED.some((i) => i.pattern.test(finding));
 

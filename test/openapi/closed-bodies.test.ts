@@ -79,33 +79,56 @@ describe('closed request bodies', () => {
     assert.deepEqual(await rowCounts(server), counted, 'no refused request wrote anything');
   });
 
-  it("take the newest contract's customer KYC fields, and ignore them for now", async () => {
-    const kyc = { email: 'ada@example.com', pepStatus: 'NONE', currencies: ['USD'], region: 'US' };
+  it("store and echo the newest contract's customer KYC fields; a client's kycStatus changes nothing", async () => {
+    const kyc = {
+      email: 'ada@example.com',
+      phoneNumber: '+442071234567',
+      pepStatus: 'NOT_PEP',
+      currencies: ['USD', 'EUR'],
+      region: 'US',
+      idType: 'PASSPORT',
+      identifier: 'X1234567',
+      sourceOfFundsCategories: ['SALARY'],
+      endUserTermsConsent: { acceptedAt: '2025-10-13T09:30:00Z', ipAddress: '192.0.2.1', termsVersion: 'v1' },
+    };
     const individual = await p.api.post('/customers', {
       customerType: 'INDIVIDUAL',
       platformCustomerId: 'kyc-fields-1',
       fullName: 'Ada Lovelace',
+      kycStatus: 'REJECTED',
       ...kyc,
-      endUserTermsConsent: { acceptedAt: '2025-10-13T09:30:00Z', ipAddress: '192.0.2.1', termsVersion: 'v1' },
     });
     assert.equal(individual.status, 201, JSON.stringify(individual.body));
-    for (const field of [...Object.keys(kyc), 'endUserTermsConsent'])
-      assert.equal(individual.body[field], undefined, `${field} is not echoed`);
+    const stored = (await p.api.get(`/customers/${individual.body.id}`)).body;
+    for (const [field, value] of Object.entries(kyc)) assert.deepEqual(stored[field], value, `${field} is kept`);
+    assert.equal(stored.kycStatus, individual.body.kycStatus, "the service's own status, not the client's");
+    assert.notEqual(stored.kycStatus, 'REJECTED', 'the sandbox approves this name');
 
+    const updated = await p.api.patch(`/customers/${individual.body.id}`, {
+      customerType: 'INDIVIDUAL',
+      email: 'ada.king@example.com',
+    });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.deepEqual([updated.body.email, updated.body.identifier], ['ada.king@example.com', 'X1234567'], 'merged');
+
+    const businessInfo = {
+      legalName: 'Acme Widgets LLC',
+      naicsCode: '5415',
+      primaryContactFirstName: 'Grace',
+      expectedCounterpartyCountries: ['MX'],
+    };
     const business = await p.api.post('/customers', {
       customerType: 'BUSINESS',
       platformCustomerId: 'kyc-fields-2',
-      businessInfo: { legalName: 'Acme Widgets LLC', naicsCode: '5415', primaryContactFirstName: 'Grace' },
+      businessInfo,
     });
     assert.equal(business.status, 201, JSON.stringify(business.body));
-    assert.deepEqual(business.body.businessInfo, { legalName: 'Acme Widgets LLC' }, 'the ignored fields are not kept');
+    assert.deepEqual(business.body.businessInfo, businessInfo, 'kept within businessInfo');
     const patched = await p.api.patch(`/customers/${business.body.id}`, {
       customerType: 'BUSINESS',
       kybStatus: business.body.kybStatus === 'REJECTED' ? 'APPROVED' : 'REJECTED',
-      businessInfo: { legalName: 'Acme Widgets Inc', expectedCounterpartyCountries: ['MX'] },
     });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    assert.deepEqual(patched.body.businessInfo, { legalName: 'Acme Widgets Inc' }, 'nor kept by an update');
     assert.equal(patched.body.kybStatus, business.body.kybStatus, 'a status sent by the client changes nothing');
   });
 });

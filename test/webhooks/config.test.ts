@@ -65,6 +65,26 @@ describe('platform configuration', () => {
     for (const row of rows) assert.doesNotMatch(row.sealed_private_key, /PRIVATE KEY|^MC4CAQ|^MIGHAgEA/);
   });
 
+  it("takes the newest contract's blocks for products it does not have, and keeps none of them", async () => {
+    const earlier = (await p.api.get('/config')).body;
+    const res = await p.api.patch('/config', {
+      supportedCurrencies: earlier.supportedCurrencies.map((c: object) => ({
+        ...c,
+        providerRequiredCustomerFields: ['EMAIL'],
+      })),
+      embeddedWalletConfig: { enabled: true },
+      cardTokenization2faConfig: { method: 'SMS' },
+      feeConfigs: [{ feeType: 'FIXED', sourceCurrency: 'USD', fixedFee: { amount: 10, currency: { code: 'USD' } } }],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const later = (await p.api.get('/config')).body;
+    assert.deepEqual(later.supportedCurrencies, earlier.supportedCurrencies, 'the provider list is not kept');
+    for (const field of ['embeddedWalletConfig', 'cardTokenization2faConfig', 'feeConfigs'])
+      assert.equal(later[field], undefined, `${field} is not echoed`);
+    const unknown = await p.api.patch('/config', { walletConfig: {} });
+    assert.deepEqual([unknown.status, unknown.body.details?.field], [400, 'walletConfig'], 'unknown is still refused');
+  });
+
   it('checks permissions: VIEW reads, MANAGE writes', async () => {
     const token = await p.api.post('/tokens', { name: 'viewer', permissions: ['VIEW'] });
     const viewer = client(server.baseUrl, { tokenId: token.body.id, clientSecret: token.body.clientSecret });

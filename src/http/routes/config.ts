@@ -1,6 +1,6 @@
 import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { PlatformConfig, PlatformConfigUpdate } from '../schemas/config.ts';
+import { PlatformConfig, PlatformConfigUpdate, withoutIgnoredConfig } from '../schemas/config.ts';
 import { errors } from '../schemas/common.ts';
 
 const DOCS = {
@@ -38,6 +38,6 @@ export function configRoutes(api: Http, { platformConfig }: Services): void {
       body: PlatformConfigUpdate,
       response: { 200: PlatformConfig, ...errors(400, 401, 403, 409) },
     },
-    handler: async (req) => platformConfig.update(req.principal, req.body),
+    handler: async (req) => platformConfig.update(req.principal, withoutIgnoredConfig(req.body)),
   });
 }

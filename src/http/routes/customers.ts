@@ -1,12 +1,6 @@
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import {
-  Customer,
-  CustomerCreate,
-  CustomerListQuery,
-  CustomerUpdate,
-  withoutIgnoredFields,
-} from '../schemas/customers.ts';
+import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from '../schemas/customers.ts';
 import { errors, IdParam, Paginated } from '../schemas/common.ts';
 import { ms, pageOf } from './paging.ts';
 
@@ -48,8 +42,7 @@ export function customerRoutes(api: Http, { customers }: Services): void {
       body: CustomerCreate,
       response: { 201: Customer, ...errors(400, 401, 403, 409) },
     },
-    handler: async (req, reply) =>
-      created(reply, await customers.create(req.principal, withoutIgnoredFields(req.body))),
+    handler: async (req, reply) => created(reply, await customers.create(req.principal, req.body)),
   });
   api.get('/customers', {
     config: { permission: 'VIEW' },
@@ -91,7 +84,7 @@ export function customerRoutes(api: Http, { customers }: Services): void {
       body: CustomerUpdate,
       response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 410) },
     },
-    handler: async (req) => customers.update(req.principal, req.params.customerId, withoutIgnoredFields(req.body)),
+    handler: async (req) => customers.update(req.principal, req.params.customerId, req.body),
   });
   api.delete('/customers/:customerId', {
     config: { permission: 'MANAGE' },

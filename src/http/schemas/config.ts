@@ -92,6 +92,41 @@ export const PlatformConfig = component(
   },
 );
 
+/*
+ * The newest contract's configuration for products this service does not have (embedded wallets, card
+ * tokenization, platform fees, provider field lists): accepted, so a typed client that sends them is not
+ * refused, and ignored (docs/contract.md, "Accepted and ignored"). Loose on purpose, as nothing reads them.
+ */
+const IGNORED = 'Accepted and ignored: this service has no such product';
+const ignoredObject = () => Type.Optional(Type.Object({}, { additionalProperties: true, description: IGNORED }));
+/** A platform fee rule of the contract's shape; no fee of the platform's own is charged here. */
+const IgnoredFeeConfig = Type.Object(
+  {
+    feeType: Type.Optional(Type.String({ maxLength: 64 })),
+    sourceCurrency: Type.Optional(Type.String({ maxLength: 16 })),
+    variableFeeBps: Type.Optional(Type.Number()),
+    fixedFee: Type.Optional(
+      Type.Object({ amount: Type.Optional(Type.Number()), currency: Type.Optional(Type.Unknown()) }),
+    ),
+  },
+  { additionalProperties: true },
+);
+const ignoredList = () => Type.Optional(Type.Array(IgnoredFeeConfig, { maxItems: 100, description: IGNORED }));
+
+/** Read-only in the contract: a client that sends back what GET answered may include them. */
+const ignoredNames = () =>
+  Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: IGNORED }));
+
+/** A currency as a PATCH gives it: what is stored, and the provider field lists, which are not. */
+const PlatformCurrencyConfigRequest = Type.Object(
+  {
+    ...PlatformCurrencyConfig.properties,
+    providerRequiredCustomerFields: ignoredNames(),
+    providerRequiredCounterpartyCustomerFields: ignoredNames(),
+  },
+  { additionalProperties: false },
+);
+
 export const PlatformConfigUpdate = component(
   'PlatformConfigUpdateRequest',
   Type.Object(
@@ -102,10 +137,29 @@ export const PlatformConfigUpdate = component(
           description: 'Absolute http(s) URL (https in production); null removes it',
         }),
       ),
-      supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { minItems: 1, maxItems: 50 })),
+      supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfigRequest, { minItems: 1, maxItems: 50 })),
       webhookEnvelope: Type.Optional(WebhookEnvelopeName),
+      embeddedWalletConfig: ignoredObject(),
+      cardTokenization2faConfig: ignoredObject(),
+      feeConfigs: ignoredList(),
     },
     { additionalProperties: false },
   ),
   { webhookEndpoint: 'https://platform.example/webhooks', supportedCurrencies: [currencyExample] },
 );
+
+/** The update without what is accepted and ignored, so none of it is stored. */
+export function withoutIgnoredConfig(input: Static<typeof PlatformConfigUpdate>) {
+  const {
+    embeddedWalletConfig: _w,
+    cardTokenization2faConfig: _c,
+    feeConfigs: _f,
+    supportedCurrencies,
+    ...kept
+  } = input;
+  if (!supportedCurrencies) return kept;
+  const currencies = supportedCurrencies.map(
+    ({ providerRequiredCustomerFields: _a, providerRequiredCounterpartyCustomerFields: _b, ...currency }) => currency,
+  );
+  return { ...kept, supportedCurrencies: currencies };
+}

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { KYC_PROFILE_FIELDS } from '../../domain/kyc.ts';
 import { BeneficialOwner } from './beneficial-owners.ts';
 import { Address, CalendarDate, StringEnum, CountryCode, PageQuery, RequestObject, Timestamp } from './common.ts';
 import { component } from './component.ts';
@@ -35,6 +36,14 @@ export const BusinessInfo = component(
       expectedMonthlyTransactionCount: Type.Optional(Type.String({ maxLength: 64 })),
       expectedMonthlyTransactionVolume: Type.Optional(Type.String({ maxLength: 64 })),
       expectedRecipientJurisdictions: Type.Optional(Type.Array(CountryCode)),
+      // The newest contract's additions, stored and echoed with the rest of businessInfo.
+      naicsCode: Type.Optional(Type.String({ maxLength: 255 })),
+      primaryContactFirstName: Type.Optional(Type.String({ maxLength: 255 })),
+      primaryContactLastName: Type.Optional(Type.String({ maxLength: 255 })),
+      purposeOfAccountOtherDescription: Type.Optional(Type.String({ maxLength: 1000 })),
+      sourceOfFundsCategories: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
+      sourceOfFundsOtherDescription: Type.Optional(Type.String({ maxLength: 1000 })),
+      expectedCounterpartyCountries: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
     },
     { additionalProperties: false },
   ),
@@ -42,65 +51,54 @@ export const BusinessInfo = component(
 );
 
 /*
- * The newest public contract's KYC profile fields. They are accepted, so a client that sends them is not
- * refused, and ignored for now: not stored, not echoed (docs/contract.md, "Accepted and ignored"). Their
- * shapes are loose on purpose: a value this service ignores should not be the reason a request fails.
+ * The newest public contract's KYC profile fields: stored with the customer and echoed as given. Their
+ * shapes are loose on purpose (free text and lists of text): this service keeps them for the platform and
+ * decides nothing on them. kycStatus and kybStatus are the one exception: the service owns a customer's
+ * verification status (POST /verifications), so a client's value is accepted and ignored.
  */
-const IGNORED = 'Accepted and ignored for now: not stored or echoed';
-const ignoredText = (maxLength = 255) => Type.Optional(Type.String({ maxLength, description: IGNORED }));
-const ignoredList = () =>
-  Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100, description: IGNORED }));
+const text = (maxLength = 255) => Type.Optional(Type.String({ maxLength }));
+const textList = () => Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }));
+const IGNORED = "Accepted and ignored: the service sets a customer's verification status itself";
 
-const ignoredProfileFields = {
-  region: ignoredText(),
-  currencies: ignoredList(),
-  email: ignoredText(),
-  phoneNumber: ignoredText(),
-  idType: ignoredText(),
-  identifier: ignoredText(),
-  countryOfIssuance: ignoredText(),
-  kycStatus: ignoredText(),
-  kybStatus: ignoredText(),
-  pepStatus: ignoredText(),
-  annualIncomeRange: ignoredText(),
-  netWorthRange: ignoredText(),
-  purposeOfAccount: ignoredText(),
-  purposeOfAccountOtherDescription: ignoredText(1000),
-  sourceOfFundsCategories: ignoredList(),
-  sourceOfFundsOtherDescription: ignoredText(1000),
-  sourceOfWealthCategories: ignoredList(),
-  sourceOfWealthOtherDescription: ignoredText(1000),
-  expectedMonthlyTransactionCount: ignoredText(),
-  expectedMonthlyTransactionVolume: ignoredText(),
-  endUserTermsConsent: Type.Optional(
-    RequestObject(
-      {
-        acceptedAt: ignoredText(),
-        ipAddress: ignoredText(),
-        termsVersion: ignoredText(),
-        acceptanceMethod: ignoredText(),
-      },
-      { description: IGNORED },
-    ),
-  ),
-};
-
-/** businessInfo fields of the newest contract that are accepted and ignored, like the profile fields above. */
-const ignoredBusinessFields = {
-  naicsCode: ignoredText(),
-  primaryContactFirstName: ignoredText(),
-  primaryContactLastName: ignoredText(),
-  purposeOfAccountOtherDescription: ignoredText(1000),
-  sourceOfFundsCategories: ignoredList(),
-  sourceOfFundsOtherDescription: ignoredText(1000),
-  expectedCounterpartyCountries: ignoredList(),
-};
-
-export const BusinessInfoRequest = component(
-  'BusinessInfoRequest',
-  RequestObject({ ...BusinessInfo.properties, ...ignoredBusinessFields }),
-  { legalName: 'Acme Widgets LLC', country: 'US', registrationNumber: '5551234', entityType: 'LLC' },
+export const EndUserTermsConsent = Type.Object(
+  { acceptedAt: text(), ipAddress: text(), termsVersion: text(), acceptanceMethod: text() },
+  { additionalProperties: false },
 );
+
+/** Stored and echoed for every customer type. */
+export const kycProfileFields = {
+  region: text(),
+  currencies: textList(),
+  email: text(),
+  phoneNumber: text(),
+  idType: text(),
+  identifier: text(),
+  countryOfIssuance: text(),
+  pepStatus: text(),
+  annualIncomeRange: text(),
+  netWorthRange: text(),
+  purposeOfAccount: text(),
+  purposeOfAccountOtherDescription: text(1000),
+  sourceOfFundsCategories: textList(),
+  sourceOfFundsOtherDescription: text(1000),
+  sourceOfWealthCategories: textList(),
+  sourceOfWealthOtherDescription: text(1000),
+  expectedMonthlyTransactionCount: text(),
+  expectedMonthlyTransactionVolume: text(),
+  endUserTermsConsent: Type.Optional(EndUserTermsConsent),
+} satisfies Record<(typeof KYC_PROFILE_FIELDS)[number], TSchema>;
+
+const ignoredStatusFields = {
+  kycStatus: Type.Optional(Type.String({ maxLength: 255, description: IGNORED })),
+  kybStatus: Type.Optional(Type.String({ maxLength: 255, description: IGNORED })),
+};
+
+export const BusinessInfoRequest = component('BusinessInfoRequest', RequestObject({ ...BusinessInfo.properties }), {
+  legalName: 'Acme Widgets LLC',
+  country: 'US',
+  registrationNumber: '5551234',
+  entityType: 'LLC',
+});
 
 const profileFields = {
   umaAddress: Type.Optional(Type.String({ minLength: 3, maxLength: 255 })),
@@ -109,15 +107,9 @@ const profileFields = {
   nationality: Type.Optional(CountryCode),
   address: Type.Optional(Address),
   businessInfo: Type.Optional(BusinessInfoRequest),
-  ...ignoredProfileFields,
+  ...kycProfileFields,
+  ...ignoredStatusFields,
 };
-
-/** The request without the fields accepted and ignored, so none of them is stored with the profile. */
-export function withoutIgnoredFields<T extends { businessInfo?: Record<string, unknown> }>(input: T): T {
-  if (!input.businessInfo) return input;
-  const kept = Object.entries(input.businessInfo).filter(([key]) => !(key in ignoredBusinessFields));
-  return { ...input, businessInfo: Object.fromEntries(kept) };
-}
 
 export const CustomerCreate = component(
   'CustomerCreateRequest',
@@ -165,6 +157,7 @@ export const Customer = component(
       address: Type.Optional(Address),
       businessInfo: Type.Optional(BusinessInfo),
       beneficialOwners: Type.Optional(Type.Array(BeneficialOwner)),
+      ...kycProfileFields,
     },
     { additionalProperties: false },
   ),
