@@ -51,6 +51,8 @@ export interface Config {
   databasePoolSize: number;
   /** Let production webhooks reach internal addresses (receivers on the operator's own network). */
   allowPrivateWebhookUrls: boolean;
+  /** Hold sandbox webhooks to public addresses too (a hosted sandbox). */
+  sandboxWebhooksPublicOnly: boolean;
   /** Production exchange rates and fees, from the operator's RATES_FILE; none means no production quotes. */
   productionRates: RatesFile | undefined;
   /**
@@ -118,6 +120,7 @@ export const VARIABLES = {
   RUN_WORKERS: variable(boolean, '`true` or `false`', 'true'),
   JOB_POLL_MS: variable(integer(10, 60_000), 'a number of milliseconds from 10 to 60000', 250),
   ALLOW_PRIVATE_WEBHOOK_URLS: variable(boolean, '`true` or `false`', 'false'),
+  SANDBOX_WEBHOOKS_PUBLIC_ONLY: variable(boolean, '`true` or `false`', 'false'),
   RATES_FILE: variable(Type.String({ minLength: 1 }), 'the path of a JSON rates file (see README, Rates and fees)'),
   WEBHOOK_TIMEOUT_MS: variable(integer(50, 30_000), 'a number of milliseconds from 50 to 30000', 10_000),
   OPERATOR_TOKEN: variable(
@@ -298,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     idempotencyKeyTtlHours: value(env, 'IDEMPOTENCY_KEY_TTL_HOURS'),
     databasePoolSize: value(env, 'DATABASE_POOL_SIZE'),
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
+    sandboxWebhooksPublicOnly: value(env, 'SANDBOX_WEBHOOKS_PUBLIC_ONLY') === 'true',
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),
     webhookTimeoutMs: value(env, 'WEBHOOK_TIMEOUT_MS'),
     operatorToken: read(env, 'OPERATOR_TOKEN'),

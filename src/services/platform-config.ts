@@ -6,7 +6,7 @@ import { iso } from '../domain/clock.ts';
 import type { WebhookEnvelope } from '../store/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import type { WebhookService } from '../webhooks/delivery.ts';
-import { checkWebhookUrl } from '../webhooks/url.ts';
+import { checkWebhookUrl, publicTargetsOnly } from '../webhooks/url.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { toPlatformConfig, type PlatformCurrencyConfig } from '../platforms.ts';
@@ -102,7 +102,7 @@ async function update(
           input.webhookEndpoint,
           scope.environment,
           'webhookEndpoint',
-          ctx.config.allowPrivateWebhookUrls,
+          publicTargetsOnly(ctx.config, scope.environment),
         );
   if (input.supportedCurrencies) checkCurrencies(input.supportedCurrencies);
 

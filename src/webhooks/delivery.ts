@@ -29,7 +29,7 @@ import { makeKeyStore } from './keys.ts';
 import { type DeliveryStep, nextStep, retryPolicyOf } from './schedule.ts';
 import { standardPublicKey, webhookHeaders } from './signing.ts';
 import { postWebhook, type PostResult } from './transport.ts';
-import { checkWebhookUrl } from './url.ts';
+import { checkWebhookUrl, publicTargetsOnly } from './url.ts';
 
 /** How soon an event that waits behind an earlier one of the same object looks again (wall clock). */
 export const ORDER_WAIT_MS = 1000;
@@ -141,7 +141,7 @@ async function send(
   const sentAtMs = scopeNowMs(ctx, scope);
   const body = Buffer.from(JSON.stringify(buildEnvelope(event, envelope, iso(sentAtMs))));
   const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body, event.type);
-  const publicOnly = scope.environment === 'production' && !ctx.config.allowPrivateWebhookUrls;
+  const publicOnly = publicTargetsOnly(ctx.config, scope.environment);
   const timeoutMs = ctx.config.webhookTimeoutMs;
   return { sentAtMs, ...(await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly })) };
 }
@@ -381,7 +381,7 @@ async function sendTestWebhook(
   const config = await getPlatformConfig(ctx, scope);
   const url =
     targetUrl !== undefined
-      ? checkWebhookUrl(targetUrl, scope.environment, 'url', ctx.config.allowPrivateWebhookUrls)
+      ? checkWebhookUrl(targetUrl, scope.environment, 'url', publicTargetsOnly(ctx.config, scope.environment))
       : config.webhookEndpoint;
   if (!url)
     throw new AppError(

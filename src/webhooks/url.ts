@@ -4,13 +4,29 @@ import type { Environment } from '../domain/environments.ts';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
+/** What the operator decided about internal webhook targets (ALLOW_PRIVATE_WEBHOOK_URLS, SANDBOX_WEBHOOKS_PUBLIC_ONLY). */
+export interface WebhookTargetRules {
+  allowPrivateWebhookUrls: boolean;
+  sandboxWebhooksPublicOnly: boolean;
+}
+
+/**
+ * Whether an environment's webhooks may reach only public addresses: production always, unless the
+ * operator allows internal receivers; the sandbox only when the operator says so (a hosted sandbox, where a
+ * sandbox token must not make the server call the operator's own network), since a developer's sandbox
+ * talks to their laptop.
+ */
+export function publicTargetsOnly(rules: WebhookTargetRules, environment: Environment): boolean {
+  return environment === 'production' ? !rules.allowPrivateWebhookUrls : rules.sandboxWebhooksPublicOnly;
+}
+
 /**
  * A webhook URL a platform may give: absolute http(s), no embedded credentials (they would end up in
- * logs and attempt records), HTTPS in production where the payload carries real customers' data, and in
- * production no internal address unless the operator allows it (ALLOW_PRIVATE_WEBHOOK_URLS).
- * Returns the normalized URL; throws a 400 naming `field`.
+ * logs and attempt records), HTTPS in production where the payload carries real customers' data, and no
+ * internal address where `publicOnly` (see publicTargetsOnly). Returns the normalized URL; throws a 400
+ * naming `field`.
  */
-export function checkWebhookUrl(value: string, environment: Environment, field: string, allowInternal = false): string {
+export function checkWebhookUrl(value: string, environment: Environment, field: string, publicOnly: boolean): string {
   if (value.length > MAX_WEBHOOK_URL_LENGTH)
     throw invalidInput(field, `${field} must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`, 'maxLength');
   let url: URL;
@@ -24,8 +40,8 @@ export function checkWebhookUrl(value: string, environment: Environment, field: 
   if (environment === 'production' && url.protocol !== 'https:')
     throw invalidInput(field, `${field} must use https in production`, 'https');
   if (url.username || url.password) throw invalidInput(field, `${field} must not carry credentials`, 'url');
-  if (environment === 'production' && !allowInternal && isInternalHost(url.hostname)) {
-    throw invalidInput(field, `${field} must point at a public address in production`, 'publicAddress');
+  if (publicOnly && isInternalHost(url.hostname)) {
+    throw invalidInput(field, `${field} must point at a public address`, 'publicAddress');
   }
   return url.href;
 }

@@ -15,7 +15,7 @@ import {
 import { buildEnvelope, sentIn } from '../../src/webhooks/envelope.ts';
 import { sealingKey, seal, unseal } from '../../src/webhooks/keys.ts';
 import { gridSignature, standardPublicKey, webhookHeaders } from '../../src/webhooks/signing.ts';
-import { checkWebhookUrl } from '../../src/webhooks/url.ts';
+import { checkWebhookUrl, publicTargetsOnly } from '../../src/webhooks/url.ts';
 
 describe('the step after an attempt (nextStep)', () => {
   const status = fc.oneof(fc.constant(null), fc.integer({ min: 100, max: 599 }));
@@ -311,8 +311,8 @@ describe('signing and sealing', () => {
 
 describe('webhook URLs', () => {
   it('accepts absolute http(s), https only in production, no credentials', () => {
-    assert.equal(checkWebhookUrl('http://127.0.0.1:9/x', 'sandbox', 'f'), 'http://127.0.0.1:9/x');
-    assert.equal(checkWebhookUrl('https://example.com/hook', 'production', 'f'), 'https://example.com/hook');
+    assert.equal(checkWebhookUrl('http://127.0.0.1:9/x', 'sandbox', 'f', false), 'http://127.0.0.1:9/x');
+    assert.equal(checkWebhookUrl('https://example.com/hook', 'production', 'f', true), 'https://example.com/hook');
     for (const [url, env] of [
       ['http://example.com/hook', 'production'],
       ['ftp://example.com', 'sandbox'],
@@ -321,10 +321,26 @@ describe('webhook URLs', () => {
       [`https://example.com/${'a'.repeat(2100)}`, 'sandbox'],
     ] as const) {
       assert.throws(
-        () => checkWebhookUrl(url, env, 'webhookEndpoint'),
+        () => checkWebhookUrl(url, env, 'webhookEndpoint', false),
         (e: any) => e.details?.field === 'webhookEndpoint',
         url,
       );
     }
+  });
+
+  it('public-only targets: production unless the operator allows internal ones; the sandbox if told', () => {
+    const rules = (allowPrivateWebhookUrls: boolean, sandboxWebhooksPublicOnly: boolean) => ({
+      allowPrivateWebhookUrls,
+      sandboxWebhooksPublicOnly,
+    });
+    assert.deepEqual(
+      [
+        publicTargetsOnly(rules(false, false), 'production'),
+        publicTargetsOnly(rules(true, false), 'production'),
+        publicTargetsOnly(rules(false, false), 'sandbox'),
+        publicTargetsOnly(rules(false, true), 'sandbox'),
+      ],
+      [true, false, false, true],
+    );
   });
 });

@@ -132,6 +132,22 @@ describe('production webhooks never reach internal addresses', () => {
     }
   });
 
+  it('holds the sandbox to the same rule when the operator says so (a hosted sandbox)', async () => {
+    const hosted = await startServer({ RUN_WORKERS: 'false', SANDBOX_WEBHOOKS_PUBLIC_ONLY: 'true' });
+    try {
+      const q = await hosted.platform();
+      for (const url of ['http://127.0.0.1:9/hook', 'http://[::ffff:7f00:1]/hook', 'http://10.0.0.2/hook']) {
+        const res = await q.api.patch('/config', { webhookEndpoint: url });
+        assert.deepEqual([res.status, res.body.details?.rule], [400, 'publicAddress'], url);
+        const test = await q.api.post('/webhooks/test', { url });
+        assert.deepEqual([test.status, test.body.details?.rule], [400, 'publicAddress'], `test webhook to ${url}`);
+      }
+      assert.equal((await q.api.patch('/config', { webhookEndpoint: 'http://hooks.example.com/x' })).status, 200);
+    } finally {
+      await hosted.close();
+    }
+  });
+
   it('lets an operator allow internal receivers', async () => {
     const open = await startServer({ RUN_WORKERS: 'false', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' });
     try {
