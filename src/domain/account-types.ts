@@ -65,6 +65,10 @@ const BIC = pattern(
 );
 const BANK_NAME = text(1, 255);
 const CATEGORY = oneOf(['CHECKING', 'SAVINGS'], 'accountCategory');
+/** The newest contract's name for the same choice. */
+const BANK_ACCOUNT_TYPE = oneOf(['CHECKING', 'SAVINGS'], 'bankAccountType');
+/** The name of the wallet's custodian (a VASP), for travel-rule messages. */
+const VASP_NAME = text(1, 255);
 const US_ACCOUNT_NUMBER = digits(4, 17);
 const ROUTING = digits(9);
 const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM'] as const;
@@ -101,11 +105,14 @@ const PIX_KEY = text(1, 77);
 
 /** The payment rails each reference bank type allows (facts §3.6). */
 const RAILS = {
-  USD: ['ACH', 'WIRE', 'RTP', 'FEDNOW', 'BANK_TRANSFER'],
+  USD: ['ACH', 'WIRE', 'RTP', 'FEDNOW'],
+  /** The specification's US_ACCOUNT also names a plain bank transfer. */
+  US_LEGACY: ['ACH', 'WIRE', 'RTP', 'FEDNOW', 'BANK_TRANSFER'],
   MXN: ['SPEI'],
   BRL: ['PIX'],
   EUR: ['SEPA', 'SEPA_INSTANT'],
-  INR: ['UPI'],
+  INR: ['UPI', 'NEFT', 'RTGS'],
+  UPI: ['UPI'],
   GBP: ['FASTER_PAYMENTS'],
   BANK: ['BANK_TRANSFER'],
   MOBILE: ['MOBILE_MONEY'],
@@ -145,6 +152,19 @@ export interface AccountTypeRule {
 }
 
 /** PIX keys must have the form their pixKeyType says (CPF 11 digits, CNPJ 14, e-mail, +55 phone, random UUID). */
+/** An Indian bank account is reached through its branch: accountNumber goes with ifsc, and ifsc with it. */
+function indianBankNeedsIfsc(info: Readonly<Record<string, unknown>>) {
+  if (info.accountNumber !== undefined && info.ifsc === undefined)
+    return { field: 'accountInfo.ifsc', rule: 'required', message: 'accountInfo.ifsc is required with accountNumber' };
+  if (info.accountNumber === undefined && (info.ifsc !== undefined || info.rail !== undefined))
+    return {
+      field: 'accountInfo.accountNumber',
+      rule: 'required',
+      message: 'accountInfo.ifsc and rail go with an accountNumber (NEFT, RTGS); a UPI account takes vpa alone',
+    };
+  return undefined;
+}
+
 function pixKeyMatchesType(info: Readonly<Record<string, unknown>>) {
   const key = String(info.pixKey);
   const forms: Record<(typeof PIX_KEY_TYPES)[number], [RegExp, string]> = {
@@ -182,7 +202,7 @@ const onChainWallet = (
 ): AccountTypeRule => ({
   currencies,
   required: { address },
-  optional: {},
+  optional: { vaspName: VASP_NAME },
   primary: 'address',
   paymentRails: RAILS.NONE,
   beneficiary: 'none',
@@ -209,13 +229,22 @@ export const ACCOUNT_TYPES = {
     required: { ...US_FIELDS, accountCategory: CATEGORY },
     optional: { bankName: BANK_NAME },
     primary: 'accountNumber',
-    paymentRails: RAILS.USD,
+    paymentRails: RAILS.US_LEGACY,
     beneficiary: 'legacy',
   },
   USD_ACCOUNT: {
     currencies: ['USD'],
     required: US_FIELDS,
-    optional: { accountCategory: CATEGORY, bankName: BANK_NAME, reference: text(1, 255) },
+    optional: {
+      accountCategory: CATEGORY,
+      bankAccountType: BANK_ACCOUNT_TYPE,
+      bankName: BANK_NAME,
+      reference: text(1, 255),
+      // Used on the WIRE rail (a correspondent bank, bank-to-bank instructions); kept on the other rails.
+      intermediaryBankName: text(1, 140),
+      intermediaryRoutingNumber: digits(9),
+      fiToFiInformation: text(1, 210),
+    },
     primary: 'accountNumber',
     paymentRails: RAILS.USD,
     beneficiary: 'current',
@@ -294,16 +323,24 @@ export const ACCOUNT_TYPES = {
     required: { vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)') },
     optional: {},
     primary: 'vpa',
-    paymentRails: RAILS.INR,
+    paymentRails: RAILS.UPI,
     beneficiary: 'legacy',
   },
+  // A UPI address, or (NEFT, RTGS) a bank account with its branch's IFSC.
   INR_ACCOUNT: {
     currencies: ['INR'],
-    required: { vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)') },
-    optional: {},
-    primary: 'vpa',
+    required: {},
+    optional: {
+      vpa: pattern(/^[a-zA-Z0-9.\-_]{1,253}@[a-zA-Z0-9]+$/, 'vpa', 'a UPI address (name@bank)'),
+      accountNumber: digits(9, 18),
+      ifsc: pattern(/^[A-Z]{4}0[A-Z0-9]{6}$/, 'ifsc', 'an IFSC code (4 letters, 0, 6 letters or digits)'),
+      rail: oneOf(['NEFT', 'RTGS'], 'rail'),
+      bankName: BANK_NAME,
+    },
+    primary: ['vpa', 'accountNumber'],
     paymentRails: RAILS.INR,
     beneficiary: 'current',
+    crossCheck: indianBankNeedsIfsc,
   },
   // --- Nigeria, South Africa, Canada (specification rules)
   NGN_ACCOUNT: {
@@ -355,7 +392,7 @@ export const ACCOUNT_TYPES = {
         'a Spark address (spark1…)',
       ),
     },
-    optional: {},
+    optional: { vaspName: VASP_NAME },
     primary: 'address',
     paymentRails: RAILS.NONE,
     beneficiary: 'none',

@@ -496,6 +496,24 @@ export const REJECTIONS: Rejection[] = [
   // India
   { name: 'UPI address without @', request: set('UPI', { vpa: 'janedoe' }), field: 'accountInfo.vpa', rule: 'vpa' },
   {
+    name: 'INR_ACCOUNT bank account without its IFSC',
+    request: set('INR_ACCOUNT', { vpa: undefined, accountNumber: '000111222333' }),
+    field: 'accountInfo.ifsc',
+    rule: 'required',
+  },
+  {
+    name: 'INR_ACCOUNT with both a UPI address and a bank account',
+    request: set('INR_ACCOUNT', { accountNumber: '000111222333', ifsc: 'HDFC0001234' }),
+    field: 'accountInfo.vpa',
+    rule: 'exactlyOne',
+  },
+  {
+    name: 'INR_ACCOUNT IFSC of the wrong form',
+    request: set('INR_ACCOUNT', { vpa: undefined, accountNumber: '000111222333', ifsc: 'HDFC1234567' }),
+    field: 'accountInfo.ifsc',
+    rule: 'ifsc',
+  },
+  {
     name: 'INR_ACCOUNT address with a dotted handle',
     request: set('INR_ACCOUNT', { vpa: 'jane@ok.axis' }),
     field: 'accountInfo.vpa',
