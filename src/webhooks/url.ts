@@ -4,7 +4,7 @@ import type { Environment } from '../domain/environments.ts';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-/** What the operator decided about internal webhook targets (ALLOW_PRIVATE_WEBHOOK_URLS, SANDBOX_WEBHOOKS_PUBLIC_ONLY). */
+/** What the operator decided about internal webhook targets (ALLOW_PRIVATE_WEBHOOK_URLS and its sandbox twin). */
 export interface WebhookTargetRules {
   allowPrivateWebhookUrls: boolean;
   sandboxWebhooksPublicOnly: boolean;

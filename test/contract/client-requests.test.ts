@@ -17,12 +17,12 @@ const contract = loadContract();
 
 /** The request examples the contract gives for an operation, by name. */
 function requestExamples(path: string): Record<string, Record<string, any>> {
-  const op = (contract.document.paths as any)[path].post;
+  const op = (contract.document.paths as Record<string, any>)[path].post;
   const examples = op.requestBody.content['application/json'].examples as Record<string, { value: any }>;
   return Object.fromEntries(Object.entries(examples).map(([name, e]) => [name, structuredClone(e.value)]));
 }
 
-const schemas = (contract.document as any).components.schemas as Record<string, any>;
+const schemas = (contract.document as Record<string, any>).components.schemas as Record<string, any>;
 const named = (node: any) => (node?.$ref ? schemas[String(node.$ref).split('/').pop()!] : node);
 
 /** The contract's account-info schema of each account type it names (its discriminator mapping). */
