@@ -151,6 +151,19 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
   it('one rotation at a time; --abort keeps the old key; NEW_SECRET_KEY starts one too', async () => {
     const [second, third] = [newKey(), newKey()];
     await runCliOk(['keys', 'rotate'], { ...envWith(current), NEW_SECRET_KEY: second });
+    if (engine === 'sqlite') {
+      // A backup taken during the rotation restores with either key.
+      const archive = join(folder, 'during.tar.gz');
+      await runCliOk(['backup', archive], envWith(current));
+      for (const key of [current, second]) {
+        const elsewhere = mkdtempSync(join(tmpdir(), 'payouts-keys-restore-'));
+        await runCliOk(['restore', archive], { ...envWith(key), DATA_DIR: elsewhere });
+        const status = JSON.parse(
+          (await runCliOk(['keys', 'status', '--json'], { ...envWith(key), DATA_DIR: elsewhere })).stdout,
+        );
+        assert.equal(status.keys.length, 2, 'the restored database is mid-rotation too');
+      }
+    }
     const another = await runCli(['keys', 'rotate', '--new-key-file', keyFile(third)], envWith(current));
     assert.equal(another.code, 1, `a second rotation is refused while one is in progress: ${another.stderr}`);
     assert.match(another.stderr, /a rotation to another key is in progress/, another.stderr);
