@@ -4,7 +4,8 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp } from './http/server.ts';
 import type { Http } from './http/http.ts';
 import { migrate, openStore, type Store } from './store/db.ts';
-import { checkServerKey, KeyMismatchError } from './store/key-check.ts';
+import { openDataKey } from './store/data-key.ts';
+import { KeyMismatchError } from './store/key-check.ts';
 import { DataDirBusyError, holdShared } from './store/data-dir-lock.ts';
 import { makeServices, type Services } from './services/index.ts';
 
@@ -69,14 +70,15 @@ export async function openServices(
     await close();
     lock?.release();
   };
+  let dataKey: Buffer;
   try {
     await migrate(store);
-    await checkServerKey(store, config.secretKey, clock.nowMs());
+    dataKey = await openDataKey(store, config.secretKey, clock.nowMs());
   } catch (err) {
     await store.close();
     throw err instanceof KeyMismatchError ? new ConfigError(err.message) : err;
   }
-  return { store, services: makeServices({ store, clock, config }, makeLogger(config), random) };
+  return { store, services: makeServices({ store, clock, config, dataKey }, makeLogger(config), random) };
 }
 
 /** Wires services, workers and HTTP on an up-to-date database. Does not listen. */

@@ -192,7 +192,7 @@ function checkDataDir(dataDir: string): void {
   }
 }
 
-function decodeSecretKey(raw: string): Buffer | undefined {
+export function decodeSecretKey(raw: string): Buffer | undefined {
   if (/^[0-9a-fA-F]+$/.test(raw)) return raw.length % 2 === 0 ? Buffer.from(raw, 'hex') : undefined;
   const key = Buffer.from(raw, 'base64');
   // Node's base64 decoder skips what it cannot read; only a value that round-trips was base64.

@@ -24,6 +24,11 @@ export interface Ctx {
   store: Store;
   clock: Clock;
   config: Config;
+  /**
+   * The key every secret at rest is peppered or sealed with (token hashes, webhook signing keys). It is
+   * not SECRET_KEY: SECRET_KEY only seals it (store/data-key.ts), so that SECRET_KEY can be rotated.
+   */
+  dataKey: Buffer;
 }
 
 /**

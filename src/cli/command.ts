@@ -47,6 +47,7 @@ export const GROUPS: Record<string, string> = {
   ledger: 'the double-entry ledger',
   accounts: 'external accounts (operator review)',
   transactions: 'the production rail, operated by hand',
+  keys: 'the server key (SECRET_KEY) and its rotation',
 };
 
 /** Reads a string option (commander gives undefined when it was not passed). */

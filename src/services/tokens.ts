@@ -65,7 +65,7 @@ export async function insertToken(
     environment: scope.environment,
     name,
     permissions: [...new Set(permissions)].join(','),
-    secret_hash: hashSecret(ctx.config.secretKey, clientSecret),
+    secret_hash: hashSecret(ctx.dataKey, clientSecret),
     created_at: now,
     updated_at: now,
     revoked_at: null,
@@ -105,7 +105,7 @@ async function authenticate(deps: TokenDeps, username: string, secret: string): 
     .where('api_tokens.id', '=', id)
     .executeTakeFirst();
   const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
-  const given = Buffer.from(hashSecret(ctx.config.secretKey, secret), 'hex');
+  const given = Buffer.from(hashSecret(ctx.dataKey, secret), 'hex');
   const matches = timingSafeEqual(expected, given);
   if (!row || !matches || row.revoked_at !== null) throw unauthorized;
   return {

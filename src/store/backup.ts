@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import * as tar from 'tar';
 import { SQLITE_FILE, sqlitePath } from './db.ts';
+import { acceptedKeyChecks, DATA_KEY_SETTINGS } from './data-key.ts';
 import { keyCheckValue } from './key-check.ts';
 
 const FORMAT = 'payouts-backup';
@@ -23,8 +24,13 @@ export interface BackupManifest {
   /** The payouts version that wrote it. */
   payoutsVersion: string;
   createdAt: string;
-  /** The database's server key check value (store/key-check.ts), null when no process has run on it yet. */
+  /**
+   * The check value (store/key-check.ts) of a server key the database accepts, null when no process has
+   * run on it yet. During a key rotation it accepts two: see keyChecks.
+   */
   keyCheck: string | null;
+  /** Every key the database accepts (absent in backups made before key rotation). */
+  keyChecks?: string[];
   documents: number;
   /** The archive holds DATA_DIR/secret.key, and so must be kept as secret as the key. */
   includesKeyFile: boolean;
@@ -33,16 +39,20 @@ export interface BackupManifest {
 /** A backup that cannot be made or restored, for a reason the operator can act on. */
 export class BackupError extends Error {}
 
-function readStaged(file: string): { keyCheck: string | null; documents: string[] } {
+function readStaged(file: string): { keyChecks: string[]; documents: string[] } {
   const db = new SqliteDatabase(file, { fileMustExist: true });
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new BackupError(`the database copy is damaged: ${String(integrity)}`);
-    const check = db.prepare("select value from server_settings where name = 'secret_key_check'").get() as
-      | { value: string }
-      | undefined;
+    const read = (name: string) =>
+      (db.prepare('select value from server_settings where name = ?').get(name) as { value: string } | undefined)
+        ?.value;
+    const keyChecks = acceptedKeyChecks({
+      dataKey: read(DATA_KEY_SETTINGS.dataKey),
+      legacy: read(DATA_KEY_SETTINGS.legacy),
+    });
     const rows = db.prepare('select sha256 from document_files').all() as Array<{ sha256: string }>;
-    return { keyCheck: check?.value ?? null, documents: rows.map((r) => r.sha256) };
+    return { keyChecks, documents: rows.map((r) => r.sha256) };
   } finally {
     db.close();
   }
@@ -67,7 +77,7 @@ export async function backupDataDir(
     } finally {
       source.close();
     }
-    const { keyCheck, documents } = readStaged(join(staging, SQLITE_FILE));
+    const { keyChecks, documents } = readStaged(join(staging, SQLITE_FILE));
     // Exactly the files the snapshot refers to. They are content-addressed and never change, so a hard
     // link is a faithful copy; one removed since the snapshot was taken is reported, not invented.
     const missingDocuments: string[] = [];
@@ -87,7 +97,8 @@ export async function backupDataDir(
       formatVersion: FORMAT_VERSION,
       payoutsVersion: meta.payoutsVersion,
       createdAt: new Date(meta.nowMs).toISOString(),
-      keyCheck,
+      keyCheck: keyChecks.at(-1) ?? null,
+      keyChecks,
       documents: documents.length - missingDocuments.length,
       includesKeyFile,
     };
@@ -129,12 +140,12 @@ async function readManifest(staging: string): Promise<BackupManifest> {
 }
 
 /** The server key the restored database will run with must be the key it was set up with. */
-async function checkKey(staging: string, keyCheck: string | null, options: RestoreOptions): Promise<boolean> {
+async function checkKey(staging: string, keyChecks: string[], options: RestoreOptions): Promise<boolean> {
   const useKeyFile = options.keyFromFile && existsSync(join(staging, KEY_FILE));
-  if (keyCheck === null) return useKeyFile;
+  if (keyChecks.length === 0) return useKeyFile;
   const key = useKeyFile ? Buffer.from((await readFile(join(staging, KEY_FILE), 'utf8')).trim(), 'hex') : undefined;
   const check = key ? keyCheckValue(key) : options.currentKeyCheck;
-  if (check !== keyCheck) {
+  if (!keyChecks.includes(check)) {
     throw new BackupError(
       useKeyFile
         ? "the key file in this backup is not the database's key: the backup is inconsistent"
@@ -199,8 +210,8 @@ export async function restoreDataDir(
         throw new BackupError(`${file} is not a payouts backup: ${err instanceof Error ? err.message : String(err)}`);
       });
     const manifest = await readManifest(staging);
-    const { keyCheck } = readStaged(join(staging, SQLITE_FILE));
-    const useKeyFile = await checkKey(staging, keyCheck, options);
+    const { keyChecks } = readStaged(join(staging, SQLITE_FILE));
+    const useKeyFile = await checkKey(staging, keyChecks, options);
     const replacedInto = existing ? await moveAside(dataDir, options.nowMs, useKeyFile) : undefined;
     for (const stale of [`${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`]) await rm(join(dataDir, stale), { force: true });
     await rename(join(staging, SQLITE_FILE), sqlitePath(dataDir));

@@ -1,51 +1,22 @@
 /**
  * Webhook signing keys: one ECDSA P-256 and one Ed25519 pair per platform environment, made on first
- * use. The private halves are sealed with AES-256-GCM under a key derived (HKDF-SHA256) from the server
- * key, with the owner and algorithm as associated data, so a sealed key copied to another row or
- * another server does not open. Nothing here logs or returns a private key in clear.
+ * use. The private halves are sealed with AES-256-GCM under a key derived (HKDF-SHA256) from the data
+ * key (store/data-key.ts: the one key SECRET_KEY seals), with the owner and algorithm as associated
+ * data, so a sealed key copied to another row or another server does not open. Nothing here logs or
+ * returns a private key in clear.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createPrivateKey,
-  generateKeyPairSync,
-  hkdfSync,
-  randomBytes,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, hkdfSync, type KeyObject } from 'node:crypto';
 import { type Ctx, type Scope, wallNowMs } from '../context.ts';
+import { seal, unseal } from '../store/sealing.ts';
 import type { SigningAlgorithm } from '../store/schema.ts';
 import type { SigningKeys } from './signing.ts';
 
-const SEAL_VERSION = 'v1';
-
-export function sealingKey(secretKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', secretKey, Buffer.from('payouts'), Buffer.from('webhook-signing-keys/v1'), 32));
+/** The AES key of the webhook signing keys, derived from the data key (never SECRET_KEY itself). */
+export function sealingKey(dataKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', dataKey, Buffer.from('payouts'), Buffer.from('webhook-signing-keys/v1'), 32));
 }
 
-export function seal(key: Buffer, plaintext: Buffer, associatedData: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(associatedData));
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return [
-    SEAL_VERSION,
-    iv.toString('base64'),
-    cipher.getAuthTag().toString('base64'),
-    ciphertext.toString('base64'),
-  ].join('.');
-}
-
-/** Throws when the value was altered, sealed for another owner, or sealed under another server key. */
-export function unseal(key: Buffer, sealed: string, associatedData: string): Buffer {
-  const [version, iv, tag, ciphertext] = sealed.split('.');
-  if (version !== SEAL_VERSION || !iv || !tag || ciphertext === undefined)
-    throw new Error('sealed key has an unknown format');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-  decipher.setAAD(Buffer.from(associatedData));
-  decipher.setAuthTag(Buffer.from(tag, 'base64'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]);
-}
+export { seal, unseal };
 
 function ownerOf(scope: Scope, algorithm: SigningAlgorithm): string {
   return `${scope.platformId}|${scope.environment}|${algorithm}`;
@@ -73,7 +44,7 @@ interface KeyHalf {
  * ON CONFLICT DO NOTHING and then everyone reads back the one row that won.
  */
 export function makeKeyStore(ctx: Ctx) {
-  const key = sealingKey(ctx.config.secretKey);
+  const key = sealingKey(ctx.dataKey);
   const cache = new Map<string, Promise<SigningKeys>>();
 
   async function half(scope: Scope, algorithm: SigningAlgorithm): Promise<KeyHalf> {
