@@ -64,6 +64,7 @@ export async function openServices(
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
   });
   const close = store.close;
   store.close = async () => {

@@ -49,6 +49,11 @@ export interface Config {
   idempotencyKeyTtlHours: number;
   /** PostgreSQL connections per server process. */
   databasePoolSize: number;
+  /**
+   * Prepare each statement once per PostgreSQL connection. Off behind a pooler in transaction mode
+   * (PgBouncer before 1.21), where a connection is shared between clients and a prepared statement is not.
+   */
+  databasePreparedStatements: boolean;
   /** Let production webhooks reach internal addresses (receivers on the operator's own network). */
   allowPrivateWebhookUrls: boolean;
   /** Hold sandbox webhooks to public addresses too (a hosted sandbox). */
@@ -105,6 +110,11 @@ export const VARIABLES = {
     'a connection string such as postgres://user@host:5432/payouts, or unset it for the embedded database',
   ),
   DATABASE_POOL_SIZE: variable(integer(1, 200), 'a whole number of connections from 1 to 200', 10),
+  DATABASE_PREPARED_STATEMENTS: variable(
+    boolean,
+    '`true` or `false` (`false` behind PgBouncer in transaction mode)',
+    'true',
+  ),
   SECRET_KEY: variable(
     Type.String({ pattern: '^([0-9a-fA-F]{64,}|[A-Za-z0-9+/]{43,}={0,2})$' }),
     'generate one with `openssl rand -hex 32` (64 hex characters, or base64 of at least 32 bytes)',
@@ -300,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     jobPollMs: value(env, 'JOB_POLL_MS'),
     idempotencyKeyTtlHours: value(env, 'IDEMPOTENCY_KEY_TTL_HOURS'),
     databasePoolSize: value(env, 'DATABASE_POOL_SIZE'),
+    databasePreparedStatements: value(env, 'DATABASE_PREPARED_STATEMENTS') === 'true',
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
     sandboxWebhooksPublicOnly: value(env, 'SANDBOX_WEBHOOKS_PUBLIC_ONLY') === 'true',
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),

@@ -222,6 +222,8 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** Connections per process on PostgreSQL. */
   poolSize?: number;
+  /** Named prepared statements on PostgreSQL (see PreparingClient); off behind a transaction-mode pooler. */
+  preparedStatements?: boolean;
 }
 
 export function openStore(options: StoreOptions): Store {
@@ -230,7 +232,7 @@ export function openStore(options: StoreOptions): Store {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      Client: PreparingClient,
+      ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
     });
     // pool.end() resolves before its sockets have closed; close() waits for them, so a caller that drops
     // or restarts the database right after never meets a half-closed connection.

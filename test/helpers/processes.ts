@@ -172,3 +172,44 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+/** A helper process a test needs running (a connection pooler), stopped like any other. */
+export interface Daemon {
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `file args…` in the foreground and waits until `ready()` holds (or it exits: a failure). */
+export async function spawnDaemon(
+  file: string,
+  args: string[],
+  ready: () => Promise<boolean>,
+  what: string,
+  timeoutMs = PROCESS_TIMEOUT_MS,
+): Promise<Daemon> {
+  const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  child.unref();
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) {
+    (stream as unknown as { unref?: () => void }).unref?.();
+    stream.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-OUTPUT_LIMIT);
+    });
+  }
+  try {
+    await waitFor(
+      async () => {
+        if (exited(child)) throw new Error(`${what} exited with ${child.exitCode ?? child.signalCode}`);
+        return ready();
+      },
+      what,
+      timeoutMs,
+    );
+  } catch (error) {
+    await stopChild(child);
+    throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`, { cause: error });
+  }
+  return { output: () => output, stop: () => stopChild(child) };
+}

@@ -11,7 +11,11 @@ export const migrateCommand: CliCommand = {
   writes: true,
   async run({ config }) {
     const lock = config.databaseUrl ? undefined : holdShared(config.dataDir);
-    const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    const store = openStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      preparedStatements: config.databasePreparedStatements,
+    });
     try {
       const applied = await migrate(store);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');

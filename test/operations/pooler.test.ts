@@ -1,0 +1,123 @@
+/**
+ * Behind PgBouncer in transaction mode, the pooler most PostgreSQL deployments put in front of the
+ * database: a server connection is shared between clients from one transaction to the next, so nothing
+ * may live on a connection beyond a transaction. With DATABASE_PREPARED_STATEMENTS=false the service keeps
+ * nothing there. Runs on PostgreSQL when the pgbouncer binary is present (CI installs it).
+ */
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
+import { freePort, runCliOk, spawnDaemon, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
+
+const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
+const skip =
+  engine !== 'postgres'
+    ? 'PostgreSQL only (set TEST_DATABASE_URL)'
+    : PGBOUNCER
+      ? false
+      : 'pgbouncer is not installed (apt-get install pgbouncer)';
+
+describe('behind PgBouncer in transaction mode', { skip }, () => {
+  let database: TestDatabase;
+  let bouncer: Daemon;
+  let server: ServerProcess;
+  let folder: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    database = await createTestDatabase();
+    const direct = new URL(database.env.DATABASE_URL!);
+    folder = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
+    chmodSync(folder, 0o755);
+    const port = await freePort();
+    writeFileSync(join(folder, 'users.txt'), `"${direct.username || 'postgres'}" ""\n`);
+    writeFileSync(
+      join(folder, 'pgbouncer.ini'),
+      [
+        '[databases]',
+        `* = host=${direct.hostname} port=${direct.port || 5432}`,
+        '[pgbouncer]',
+        'listen_addr = 127.0.0.1',
+        `listen_port = ${port}`,
+        'unix_socket_dir =',
+        'auth_type = trust',
+        `auth_file = ${join(folder, 'users.txt')}`,
+        'pool_mode = transaction',
+        // Fewer server connections than the service's pool: they must be shared between its clients.
+        'default_pool_size = 3',
+        'max_client_conn = 100',
+        'ignore_startup_parameters = extra_float_digits,options',
+      ].join('\n'),
+    );
+    // PgBouncer refuses to run as root; -u drops to the database's own user.
+    const asUser = process.getuid?.() === 0 ? ['-u', 'postgres'] : [];
+    const pooled = new URL(direct);
+    pooled.port = String(port);
+    bouncer = await spawnDaemon(
+      PGBOUNCER!,
+      [...asUser, join(folder, 'pgbouncer.ini')],
+      async () => {
+        const probe = new pg.Client({ connectionString: pooled.toString() });
+        try {
+          await probe.connect();
+          await probe.query('select 1');
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await probe.end().catch(() => undefined);
+        }
+      },
+      `pgbouncer on port ${port}`,
+    );
+    env = { ...database.env, DATABASE_URL: pooled.toString(), DATABASE_PREPARED_STATEMENTS: 'false' };
+    await runCliOk(['migrate'], { ...process.env, ...env });
+    server = await spawnServer({ ...env, DATABASE_POOL_SIZE: '10' });
+  });
+  after(async () => {
+    await server?.stop();
+    await bouncer?.stop();
+    await database?.drop();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('moves money under concurrency with no 5xx, and the ledger holds', async () => {
+    const created = JSON.parse(
+      (await runCliOk(['platforms', 'create', '--name', 'pooled', '--json'], { ...process.env, ...env })).stdout,
+    );
+    const api = client(server.baseUrl, created.sandbox);
+    const customer = (await api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'pool-1' })).body;
+    const usd = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body
+      .data[0].id;
+    assert.equal((await api.post(`/sandbox/internal-accounts/${usd}/fund`, { amount: 1_000_000 })).status, 200);
+    const bank = await api.post('/customers/external-accounts', {
+      customerId: customer.id,
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '000123456000',
+        routingNumber: '021000021',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Pooled User' },
+      },
+    });
+    assert.equal(bank.status, 201, JSON.stringify(bank.body));
+    const body = { source: { accountId: usd }, destination: { accountId: bank.body.id }, amount: 1_000 };
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        api.post('/transfer-out', body, i % 2 === 0 ? { 'idempotency-key': `pool-${i}` } : {}),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    assert.deepEqual([...new Set(statuses)], [201], `every transfer-out answered 201 (got ${statuses.join(',')})`);
+    const balance = (await api.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body
+      .data[0].balance.amount;
+    assert.equal(balance, 1_000_000 - 200 * 1_000, 'debited exactly once each');
+    const verify = await runCliOk(['ledger', 'verify'], { ...process.env, ...env });
+    assert.match(verify.stdout, /ledger ok/);
+    assert.doesNotMatch(server.output(), /prepared statement|"level":50/, 'no database error in the server log');
+  });
+});
