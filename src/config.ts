@@ -67,6 +67,11 @@ export interface Config {
    * SANDBOX_CREDENTIALS_FILE): the embedded sandbox's `default` platform accepts exactly these. Never in production.
    */
   sandboxCredentials: { tokenId: string; clientSecret: string } | undefined;
+  /**
+   * Who may create sandbox workspaces over HTTP: anyone who reaches the port (`open`), a caller with the admin
+   * key (`admin`), or nobody (`off`). Open by default only on a loopback address.
+   */
+  sandboxWorkspaces: { mode: 'open' | 'admin' | 'off'; adminKey: string | undefined };
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -157,6 +162,14 @@ export const VARIABLES = {
     Type.String({ minLength: 1 }),
     'the path of a JSON file {"tokenId": "…", "clientSecret": "…"} (or `payouts platforms create --json` output)',
   ),
+  SANDBOX_WORKSPACES: variable(
+    Type.Union([Type.Literal('open'), Type.Literal('admin'), Type.Literal('off')]),
+    '`open`, `admin` (with SANDBOX_ADMIN_KEY) or `off`; unset, it is `open` on a loopback HOST and `admin` otherwise',
+  ),
+  SANDBOX_ADMIN_KEY: variable(
+    Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,256}$' }),
+    'a random key of at least 32 characters, such as the output of `openssl rand -hex 32`',
+  ),
 } as const;
 
 type Name = keyof typeof VARIABLES;
@@ -164,7 +177,11 @@ type ValueOf<N extends Name> = Static<(typeof VARIABLES)[N]['schema']>;
 
 function reject(name: string, raw: string, problem: string, fix: string): ConfigError {
   const secret =
-    name === 'SECRET_KEY' || name === 'DATABASE_URL' || name === 'OPERATOR_TOKEN' || name === 'SANDBOX_CLIENT_SECRET';
+    name === 'SECRET_KEY' ||
+    name === 'DATABASE_URL' ||
+    name === 'OPERATOR_TOKEN' ||
+    name === 'SANDBOX_CLIENT_SECRET' ||
+    name === 'SANDBOX_ADMIN_KEY';
   const shown = secret ? '(value hidden)' : JSON.stringify(raw);
   return new ConfigError(`${name}=${shown} ${problem}; set it to ${fix}`);
 }
@@ -294,6 +311,19 @@ function loadSandboxCredentials(env: NodeJS.ProcessEnv, databaseUrl: string | un
   return { tokenId: `Token:${uuid}`, clientSecret };
 }
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+function loadWorkspaces(env: NodeJS.ProcessEnv, host: string): Config['sandboxWorkspaces'] {
+  const adminKey = read(env, 'SANDBOX_ADMIN_KEY');
+  const mode = read(env, 'SANDBOX_WORKSPACES') ?? (LOOPBACK.test(host) ? 'open' : 'admin');
+  if (mode === 'admin' && adminKey === undefined && env.SANDBOX_WORKSPACES === 'admin') {
+    throw new ConfigError(
+      `SANDBOX_WORKSPACES=admin needs SANDBOX_ADMIN_KEY; set it to ${VARIABLES.SANDBOX_ADMIN_KEY.fix}`,
+    );
+  }
+  return { mode, adminKey };
+}
+
 /** A credentials file's two values, each checked by its variable's rule. */
 function readCredentialsFile(path: string): { tokenId: string | undefined; clientSecret: string | undefined } {
   let parsed: unknown;
@@ -380,5 +410,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       sandbox: value(env, 'SANDBOX_RATE_LIMIT_PER_MINUTE'),
     },
     sandboxCredentials: loadSandboxCredentials(env, databaseUrl),
+    sandboxWorkspaces: loadWorkspaces(env, host),
   };
 }
