@@ -26,7 +26,7 @@ async function call(baseUrl: string, method: string, path: string, auth?: string
   const res = await fetch(`${baseUrl}${API}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const json = (await res.json()) as Record<string, unknown>;
   if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
