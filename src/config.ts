@@ -108,7 +108,6 @@ export const VARIABLES = {
   HOST: variable(
     Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' }), Type.String({ format: 'hostname' })]),
     'an interface address such as 127.0.0.1, 0.0.0.0 or ::, or a host name',
-    '0.0.0.0',
   ),
   DATA_DIR: variable(Type.String({ minLength: 1 }), 'a writable folder', './data'),
   DATABASE_URL: variable(
@@ -378,10 +377,11 @@ export function databaseLabel(config: Pick<Config, 'dataDir' | 'databaseUrl'>): 
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Config {
-  const host = value(env, 'HOST');
   const port = value(env, 'PORT');
   const dataDir = resolve(value(env, 'DATA_DIR'));
   const databaseUrl = read(env, 'DATABASE_URL');
+  // The embedded sandbox is one developer's: only this machine reaches it unless HOST says otherwise.
+  const host = read(env, 'HOST') ?? (databaseUrl ? '0.0.0.0' : '127.0.0.1');
   if (options.existingDatabase && !databaseUrl) requireDatabaseFile(dataDir);
   checkDataDir(dataDir);
   const localHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
