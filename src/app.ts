@@ -29,7 +29,7 @@ export const REDACTED_PATHS = [
  * JSON lines for a log collector; one readable line per entry when a person watches the terminal. The
  * choice is stdout's: a service manager, a pipe or a file gets JSON.
  */
-export function makeLogger(config: Config, terminal: boolean = process.stdout.isTTY === true): Logger {
+export function makeLogger(config: Config, terminal = process.stdout.isTTY): Logger {
   const options = {
     level: config.logLevel,
     // Credentials never reach the logs, whatever a serializer or a plugin later decides to include.
