@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { ConfigError, type Config } from './config.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { buildHttp } from './http/server.ts';
@@ -25,12 +26,20 @@ export const REDACTED_PATHS = [
   '*.rawPacket',
 ];
 
-export function makeLogger(config: Config): Logger {
-  return pino({
+/**
+ * JSON lines for a log collector; one readable line per entry when a person watches the terminal. The
+ * choice is stdout's: a service manager, a pipe or a file gets JSON.
+ */
+export function makeLogger(config: Config, terminal = process.stdout.isTTY): Logger {
+  const options = {
     level: config.logLevel,
     // Credentials never reach the logs, whatever a serializer or a plugin later decides to include.
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-  });
+  };
+  if (!terminal) return pino(options);
+  // In-process and synchronous (no worker thread): a line is on the terminal before the next one is made.
+  const stream = pretty({ singleLine: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return pino(options, stream);
 }
 
 export interface App {

@@ -69,6 +69,16 @@ export interface Config {
   operatorToken: string | undefined;
   /** Requests per minute per token, by the token's environment (0: no limit); counted in each process. */
   rateLimitPerMinute: { production: number; sandbox: number };
+  /**
+   * Sandbox credentials fixed by the operator (SANDBOX_TOKEN_ID and SANDBOX_CLIENT_SECRET, or
+   * SANDBOX_CREDENTIALS_FILE): the embedded sandbox's `default` platform accepts exactly these. Never in production.
+   */
+  sandboxCredentials: { tokenId: string; clientSecret: string } | undefined;
+  /**
+   * Who may create sandbox workspaces over HTTP: anyone who reaches the port (`open`), a caller with the admin
+   * key (`admin`), or nobody (`off`). Open by default only on a loopback address.
+   */
+  sandboxWorkspaces: { mode: 'open' | 'admin' | 'off'; adminKey: string | undefined };
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -97,12 +107,14 @@ interface Variable<S extends TSchema> {
 const variable = <S extends TSchema>(schema: S, fix: string, fallback?: Static<S>): Variable<S> =>
   fallback === undefined ? { schema, fix } : { schema, fix, fallback };
 
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const SECRET_PATTERN = '^[A-Za-z0-9._~+/=-]{24,256}$';
+
 export const VARIABLES = {
   PORT: variable(integer(0, 65535), 'a port number from 0 to 65535 (0 picks a free one)', 8080),
   HOST: variable(
     Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' }), Type.String({ format: 'hostname' })]),
     'an interface address such as 127.0.0.1, 0.0.0.0 or ::, or a host name',
-    '0.0.0.0',
   ),
   DATA_DIR: variable(Type.String({ minLength: 1 }), 'a writable folder', './data'),
   DATABASE_URL: variable(
@@ -149,13 +161,39 @@ export const VARIABLES = {
     'a number of requests per minute per sandbox token from 0 (no limit) to 1000000',
     0,
   ),
+  // Known credentials for CI: a UUID (with or without `Token:`), and a secret that cannot hold the `:` of Basic auth.
+  SANDBOX_TOKEN_ID: variable(
+    Type.String({ pattern: `^(Token:)?${UUID}$` }),
+    'a UUID such as Token:00000000-0000-4000-8000-000000000001 (the `Token:` prefix is optional)',
+  ),
+  SANDBOX_CLIENT_SECRET: variable(
+    Type.String({ pattern: SECRET_PATTERN }),
+    '24 to 256 characters of A-Z, a-z, 0-9 and ._~+/=- (no colon), such as the output of `openssl rand -hex 24`',
+  ),
+  SANDBOX_CREDENTIALS_FILE: variable(
+    Type.String({ minLength: 1 }),
+    'the path of a JSON file {"tokenId": "…", "clientSecret": "…"} (or `payouts platforms create --json` output)',
+  ),
+  SANDBOX_WORKSPACES: variable(
+    Type.Union([Type.Literal('open'), Type.Literal('admin'), Type.Literal('off')]),
+    '`open`, `admin` (with SANDBOX_ADMIN_KEY) or `off`; unset, it is `open` on a loopback HOST and `admin` otherwise',
+  ),
+  SANDBOX_ADMIN_KEY: variable(
+    Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,256}$' }),
+    'a random key of at least 32 characters, such as the output of `openssl rand -hex 32`',
+  ),
 } as const;
 
 type Name = keyof typeof VARIABLES;
 type ValueOf<N extends Name> = Static<(typeof VARIABLES)[N]['schema']>;
 
 function reject(name: string, raw: string, problem: string, fix: string): ConfigError {
-  const secret = name === 'SECRET_KEY' || name === 'DATABASE_URL' || name === 'OPERATOR_TOKEN';
+  const secret =
+    name === 'SECRET_KEY' ||
+    name === 'DATABASE_URL' ||
+    name === 'OPERATOR_TOKEN' ||
+    name === 'SANDBOX_CLIENT_SECRET' ||
+    name === 'SANDBOX_ADMIN_KEY';
   const shown = secret ? '(value hidden)' : JSON.stringify(raw);
   return new ConfigError(`${name}=${shown} ${problem}; set it to ${fix}`);
 }
@@ -255,6 +293,71 @@ function loadRatesFile(path: string | undefined): RatesFile | undefined {
   }
 }
 
+/** The preset sandbox credentials, from the two variables or the file; the embedded database only. */
+function loadSandboxCredentials(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): Config['sandboxCredentials'] {
+  const file = read(env, 'SANDBOX_CREDENTIALS_FILE');
+  let tokenId = read(env, 'SANDBOX_TOKEN_ID');
+  let clientSecret = read(env, 'SANDBOX_CLIENT_SECRET');
+  if (file !== undefined) {
+    if (tokenId !== undefined || clientSecret !== undefined) {
+      throw new ConfigError(
+        'SANDBOX_CREDENTIALS_FILE and SANDBOX_TOKEN_ID/SANDBOX_CLIENT_SECRET are both set; keep one',
+      );
+    }
+    ({ tokenId, clientSecret } = readCredentialsFile(file));
+  }
+  if (tokenId === undefined && clientSecret === undefined) return undefined;
+  if (tokenId === undefined || clientSecret === undefined) {
+    const missing = tokenId === undefined ? 'SANDBOX_TOKEN_ID' : 'SANDBOX_CLIENT_SECRET';
+    throw new ConfigError(
+      `${missing} is not set: preset sandbox credentials need both SANDBOX_TOKEN_ID and SANDBOX_CLIENT_SECRET`,
+    );
+  }
+  if (databaseUrl) {
+    throw new ConfigError(
+      'preset sandbox credentials (SANDBOX_TOKEN_ID, SANDBOX_CLIENT_SECRET, SANDBOX_CREDENTIALS_FILE) are for the ' +
+        'embedded sandbox only, and DATABASE_URL is set: unset them, and create tokens with `payouts tokens create`',
+    );
+  }
+  const uuid = tokenId.replace(/^Token:/, '').toLowerCase();
+  return { tokenId: `Token:${uuid}`, clientSecret };
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+function loadWorkspaces(env: NodeJS.ProcessEnv, host: string): Config['sandboxWorkspaces'] {
+  const adminKey = read(env, 'SANDBOX_ADMIN_KEY');
+  const mode = read(env, 'SANDBOX_WORKSPACES') ?? (LOOPBACK.test(host) ? 'open' : 'admin');
+  if (mode === 'admin' && adminKey === undefined && env.SANDBOX_WORKSPACES === 'admin') {
+    throw new ConfigError(
+      `SANDBOX_WORKSPACES=admin needs SANDBOX_ADMIN_KEY; set it to ${VARIABLES.SANDBOX_ADMIN_KEY.fix}`,
+    );
+  }
+  return { mode, adminKey };
+}
+
+/** A credentials file's two values, each checked by its variable's rule. */
+function readCredentialsFile(path: string): { tokenId: string | undefined; clientSecret: string | undefined } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`SANDBOX_CREDENTIALS_FILE ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const record = (parsed ?? {}) as { tokenId?: unknown; clientSecret?: unknown; sandbox?: unknown };
+  const found = (record.sandbox ?? record) as { tokenId?: unknown; clientSecret?: unknown };
+  if (typeof found.tokenId !== 'string' || typeof found.clientSecret !== 'string') {
+    throw new ConfigError(
+      `SANDBOX_CREDENTIALS_FILE ${path} holds no "tokenId" and "clientSecret" strings; set it to ` +
+        VARIABLES.SANDBOX_CREDENTIALS_FILE.fix,
+    );
+  }
+  return {
+    tokenId: read({ SANDBOX_TOKEN_ID: found.tokenId }, 'SANDBOX_TOKEN_ID'),
+    clientSecret: read({ SANDBOX_CLIENT_SECRET: found.clientSecret }, 'SANDBOX_CLIENT_SECRET'),
+  };
+}
+
 /** Where the generated server key lives when SECRET_KEY is unset (embedded database only). */
 export function secretKeyPath(dataDir: string): string {
   return join(dataDir, 'secret.key');
@@ -287,10 +390,11 @@ export function databaseLabel(config: Pick<Config, 'dataDir' | 'databaseUrl'>): 
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Config {
-  const host = value(env, 'HOST');
   const port = value(env, 'PORT');
   const dataDir = resolve(value(env, 'DATA_DIR'));
   const databaseUrl = read(env, 'DATABASE_URL');
+  // The embedded sandbox is one developer's: only this machine reaches it unless HOST says otherwise.
+  const host = read(env, 'HOST') ?? (databaseUrl ? '0.0.0.0' : '127.0.0.1');
   if (options.existingDatabase && !databaseUrl) requireDatabaseFile(dataDir);
   checkDataDir(dataDir);
   const localHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -320,5 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       production: value(env, 'RATE_LIMIT_PER_MINUTE'),
       sandbox: value(env, 'SANDBOX_RATE_LIMIT_PER_MINUTE'),
     },
+    sandboxCredentials: loadSandboxCredentials(env, databaseUrl),
+    sandboxWorkspaces: loadWorkspaces(env, host),
   };
 }

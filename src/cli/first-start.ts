@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import { countPlatforms, createFirstPlatform, type CreatedPlatform } from '../services/platforms.ts';
+import { applyPresetCredentials } from '../services/sandbox-credentials.ts';
 
 export const CREDENTIALS_FILE = 'default-platform-credentials.txt';
 
@@ -51,4 +52,16 @@ export async function firstStart(app: App, config: Config, terminal: Terminal): 
   // writeFileSync's mode applies only to a file it creates; one left from an earlier database keeps its own.
   chmodSync(file, 0o600);
   terminal.write(`Created platform "default". Its sandbox credentials are in ${file} (readable by this user only).\n`);
+}
+
+/**
+ * With preset sandbox credentials, the `default` platform accepts them before the port is bound, so the
+ * very first request can use them. Nothing secret is shown: the operator chose the secret.
+ */
+export async function presetStart(app: App, config: Config, terminal: Terminal): Promise<void> {
+  if (!config.sandboxCredentials || config.databaseUrl) return;
+  const outcome = await applyPresetCredentials(app.services.ctx, config.sandboxCredentials);
+  if (outcome === 'unchanged') return;
+  const what = outcome === 'created-platform' ? 'Created platform "default"; its sandbox' : 'The "default" sandbox';
+  terminal.write(`${what} accepts the preset credentials (token ${config.sandboxCredentials.tokenId}).\n`);
 }

@@ -17,7 +17,8 @@ export type IdPrefix =
   | 'PlatformConfig'
   | 'Platform'
   | 'JournalEntry'
-  | 'Job';
+  | 'Job'
+  | 'Snapshot';
 
 /** UUIDv7 ids sort by creation time, which keeps index inserts append-only and pages stable. */
 export function newId<P extends IdPrefix>(prefix: P): `${P}:${string}` {

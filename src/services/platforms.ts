@@ -27,19 +27,23 @@ export interface CreatedPlatform {
  * an internal account per supported currency, and one all-permission token per environment. All of it is
  * one transaction, so a platform is never half made.
  */
-export async function createPlatform(ctx: Ctx, name: string): Promise<CreatedPlatform> {
-  return ctx.store.tx((trx) => insertPlatform(trx, ctx, name));
+export async function createPlatform(ctx: Ctx, name: string, sandbox?: Credentials): Promise<CreatedPlatform> {
+  return ctx.store.tx((trx) => insertPlatform(trx, ctx, name, sandbox));
 }
 
 /** The server_settings row that records that the first-start platform was made (its value: the platform id). */
-const FIRST_PLATFORM = 'first_platform';
+export const FIRST_PLATFORM = 'first_platform';
 
 /**
  * The platform a first start makes on an empty database, or undefined when this database has (or had) one.
  * Exactly once, whatever starts at the same time: the claim is a row under a unique name, inserted in the
  * same transaction as the platform, so of two servers starting on one empty database only one makes it.
  */
-export async function createFirstPlatform(ctx: Ctx, name: string): Promise<CreatedPlatform | undefined> {
+export async function createFirstPlatform(
+  ctx: Ctx,
+  name: string,
+  sandbox?: Credentials,
+): Promise<CreatedPlatform | undefined> {
   return ctx.store.tx(async (trx) => {
     const claim = await trx
       .insertInto('server_settings')
@@ -49,7 +53,7 @@ export async function createFirstPlatform(ctx: Ctx, name: string): Promise<Creat
     if (Number(claim.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined;
     // A database set up before the claim existed already has its platforms: nothing to make.
     if (await trx.selectFrom('platforms').select('id').limit(1).executeTakeFirst()) return undefined;
-    const created = await insertPlatform(trx, ctx, name);
+    const created = await insertPlatform(trx, ctx, name, sandbox);
     await trx
       .updateTable('server_settings')
       .set({ value: created.platformId })
@@ -59,7 +63,8 @@ export async function createFirstPlatform(ctx: Ctx, name: string): Promise<Creat
   });
 }
 
-async function insertPlatform(trx: Tx, ctx: Ctx, name: string): Promise<CreatedPlatform> {
+/** `sandbox` fixes the sandbox token's id and secret (preset credentials, new workspaces' are random). */
+export async function insertPlatform(trx: Tx, ctx: Ctx, name: string, sandbox?: Credentials): Promise<CreatedPlatform> {
   const nowMs = wallNowMs(ctx);
   const now = BigInt(nowMs);
   const platformId = newId('Platform');
@@ -86,7 +91,8 @@ async function insertPlatform(trx: Tx, ctx: Ctx, name: string): Promise<CreatedP
       .execute();
     await createSystemAccounts(trx, scope, nowMs);
     await openInternalAccounts(trx, scope, null, CURRENCY_CODES, nowMs);
-    const token = await insertToken(trx, ctx, scope, `${environment} default`, PERMISSIONS);
+    const preset = environment === 'sandbox' ? sandbox : undefined;
+    const token = await insertToken(trx, ctx, scope, `${environment} default`, PERMISSIONS, preset);
     credentials[environment] = { tokenId: token.id, clientSecret: token.clientSecret };
   }
   return { platformId, sandbox: credentials.sandbox!, production: credentials.production! };

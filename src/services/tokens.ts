@@ -43,21 +43,25 @@ function toApiToken(row: ApiTokensTable): ApiToken {
   };
 }
 
-function hashSecret(key: Buffer, secret: string): string {
+export function hashSecret(key: Buffer, secret: string): string {
   return createHmac('sha256', key).update(secret).digest('hex');
 }
 
-/** Inserts a token and returns it with its secret, the only time the secret is ever visible. */
+/**
+ * Inserts a token and returns it with its secret, the only time the secret is ever visible. `preset` fixes
+ * the id and secret (the embedded sandbox's credentials from SANDBOX_TOKEN_ID/SANDBOX_CLIENT_SECRET).
+ */
 export async function insertToken(
   trx: Tx | Db,
   ctx: Ctx,
   scope: Scope,
   name: string,
   permissions: readonly Permission[],
+  preset?: { tokenId: string; clientSecret: string },
 ): Promise<ApiToken & { clientSecret: string }> {
-  const id = newId('Token');
+  const id = preset?.tokenId ?? newId('Token');
   // 256 bits from the OS CSPRNG; base64url has no ':' so the Basic credential splits unambiguously.
-  const clientSecret = randomBytes(32).toString('base64url');
+  const clientSecret = preset?.clientSecret ?? randomBytes(32).toString('base64url');
   const now = BigInt(scopeNowMs(ctx, scope));
   const row: ApiTokensTable = {
     id,

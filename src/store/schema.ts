@@ -385,6 +385,18 @@ export interface ServerSettingsTable {
   created_at: bigint;
 }
 
+/** A sandbox workspace's saved state (migration 014). */
+export interface SandboxSnapshotsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  name: string | null;
+  /** JSON: one array of rows per table, bigints tagged (see services/sandbox-workspaces.ts). */
+  data: string;
+  row_count: bigint;
+  created_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -408,4 +420,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_keys: WebhookKeysTable;
   server_settings: ServerSettingsTable;
+  sandbox_snapshots: SandboxSnapshotsTable;
 }

@@ -32,6 +32,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The repository's tests run the TypeScript sources through tsx; only the package test runs dist/. */
+const SOURCE_CLI = ['--import', 'tsx', 'src/main.ts'];
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -43,18 +46,33 @@ export interface CliResult {
  * exit (tests assert on the code). A command still running after `timeoutMs` is killed and reported.
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = PROCESS_TIMEOUT_MS): Promise<CliResult> {
+  return runCommand(process.execPath, [...SOURCE_CLI, ...args], { env, timeoutMs, label: `payouts ${args.join(' ')}` });
+}
+
+export interface CommandOptions {
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  cwd?: string;
+  /** How the command is named in a failure message. */
+  label?: string;
+}
+
+/**
+ * Runs any program (npm, a packed CLI) to the end, bounded like runCli: killed and reported after
+ * `timeoutMs`; a non-zero exit is returned, not thrown.
+ */
+export function runCommand(file: string, args: string[], options: CommandOptions): Promise<CliResult> {
+  const { env, timeoutMs = PROCESS_TIMEOUT_MS, cwd, label = `${file} ${args.join(' ')}` } = options;
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
-      ['bin/payouts.mjs', ...args],
-      { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
+      file,
+      args,
+      { env, cwd, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const killed = error && 'killed' in error && error.killed;
         if (killed)
           return reject(
-            new Error(
-              `payouts ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
-            ),
+            new Error(`${label} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
           );
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
@@ -90,6 +108,9 @@ export interface SpawnOptions {
    * Its output then comes back as the terminal showed it, stdout and stderr together.
    */
   tty?: boolean;
+  /** The command that serves (default: the sources' `payouts serve` through tsx), run in `cwd`. */
+  command?: string[];
+  cwd?: string;
 }
 
 const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
@@ -104,13 +125,14 @@ export async function spawnServer(
   options: SpawnOptions = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const command = [process.execPath, 'bin/payouts.mjs', 'serve'];
+  const command = options.command ?? [process.execPath, ...SOURCE_CLI, 'serve'];
   // `script` passes SIGTERM on to the server, so stop() works the same way.
   const [file = process.execPath, ...args] = options.tty
     ? ['script', '-qfec', command.map(quoted).join(' '), '/dev/null']
     : command;
   const child = spawn(file, args, {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

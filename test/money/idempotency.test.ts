@@ -30,7 +30,10 @@ async function send(server: TestServer, p: TestPlatform, path: string, body: unk
 }
 
 // POSTs that take no key, and why.
-const WITHOUT_KEY: Record<string, string> = {};
+const WITHOUT_KEY: Record<string, string> = {
+  // No caller's scope to keep a key under (it needs no credentials); a retry makes a second empty workspace.
+  'POST /sandbox/workspaces': 'made without credentials; a retried call costs one more empty workspace',
+};
 
 describe('Idempotency-Key', () => {
   let server: TestServer;

@@ -1,7 +1,7 @@
 import { createApp } from '../../app.ts';
 import { API_VERSION } from '../../http/http.ts';
 import type { CliCommand } from '../command.ts';
-import { firstStart } from '../first-start.ts';
+import { firstStart, presetStart } from '../first-start.ts';
 
 export const serveCommand: CliCommand = {
   path: ['serve'],
@@ -10,7 +10,10 @@ export const serveCommand: CliCommand = {
   writes: false,
   async run({ config }) {
     const app = await createApp(config);
+    const terminal = { isTTY: process.stdout.isTTY, write: (text: string) => process.stdout.write(text) };
     try {
+      // Preset credentials lose nothing when the start fails, and must work from the first request.
+      await presetStart(app, config, terminal);
       await app.http.listen({ port: config.port, host: config.host });
     } catch (err) {
       // Nothing was served and nothing was created: close what was opened, so the process can exit.
@@ -18,10 +21,7 @@ export const serveCommand: CliCommand = {
       throw err;
     }
     // Only once the port is ours, so a start that cannot serve never makes (and loses) credentials.
-    await firstStart(app, config, {
-      isTTY: process.stdout.isTTY,
-      write: (text) => process.stdout.write(text),
-    });
+    await firstStart(app, config, terminal);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;

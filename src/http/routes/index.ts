@@ -10,6 +10,7 @@ import { internalAccountRoutes } from './internal-accounts.ts';
 import { invitationRoutes } from './invitations.ts';
 import { receiverRoutes } from './receiver.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
+import { sandboxWorkspaceRoutes } from './sandbox-workspaces.ts';
 import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
 import { transactionRoutes, transferRoutes } from './transactions.ts';
@@ -21,6 +22,7 @@ export function registerRoutes(api: Http, services: Services): void {
   customerRoutes(api, services);
   internalAccountRoutes(api, services);
   sandboxClockRoutes(api, services);
+  sandboxWorkspaceRoutes(api, services);
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);

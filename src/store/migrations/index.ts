@@ -11,6 +11,7 @@ import * as m009 from './009_contract_fields.ts';
 import * as m010 from './010_idempotency_expiry.ts';
 import * as m011 from './011_delivery_not_in_envelope.ts';
 import * as m012 from './012_operator_metrics.ts';
+import * as m014 from './014_sandbox_snapshots.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010_idempotency_expiry': m010,
   '011_delivery_not_in_envelope': m011,
   '012_operator_metrics': m012,
+  '014_sandbox_snapshots': m014,
 };

@@ -1,0 +1,88 @@
+// The package as a developer gets it: `npm pack` builds dist/ and makes the tarball; the tarball installs
+// into an empty folder (better-sqlite3 from the registry); `npx payouts serve` starts the sandbox on plain
+// Node, with no tsx and no TypeScript source in the package; its library entry imports with its types.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { client } from '../helpers/harness.ts';
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import { runCommand, spawnServer } from '../helpers/processes.ts';
+
+/** Packing builds, installing fetches from the registry: minutes on a loaded machine, never forever. */
+const NPM_TIMEOUT_MS = 300_000;
+const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string };
+
+// Without the inherited loader (NODE_OPTIONS) the packed CLI runs on plain Node, as a user's would.
+const env = { ...process.env, NODE_OPTIONS: '', npm_config_update_notifier: 'false' };
+const npmVersion = await runCommand('npm', ['--version'], { env, timeoutMs: 30_000 }).catch(() => undefined);
+const skip = npmVersion?.code === 0 ? false : 'npm is not available on this machine: the packed package is not tested';
+
+function ok(result: { code: number; stdout: string; stderr: string }, what: string): string {
+  assert.equal(result.code, 0, `${what} failed\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return result.stdout;
+}
+
+describe('the packed package', { skip }, () => {
+  const root = mkdtempSync(join(tmpdir(), 'payouts-pack-'));
+  const app = join(root, 'app');
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  before(
+    async () => {
+      const packed = ok(
+        await runCommand('npm', ['pack', '--json', '--pack-destination', root], { env, timeoutMs: NPM_TIMEOUT_MS }),
+        'npm pack',
+      );
+      const [{ filename }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string }];
+      mkdirSync(app);
+      writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'empty-folder', private: true }));
+      const install = ['install', '--no-audit', '--no-fund', join(root, filename)];
+      ok(await runCommand('npm', install, { env, cwd: app, timeoutMs: NPM_TIMEOUT_MS }), 'npm install TARBALL');
+    },
+    { timeout: 2 * NPM_TIMEOUT_MS },
+  );
+
+  it('holds compiled JavaScript with declarations, and no TypeScript source', () => {
+    const installed = join(app, 'node_modules', ...PACKAGE.name.split('/'));
+    for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/main.js', 'bin/payouts.mjs', 'README.md']) {
+      assert.ok(existsSync(join(installed, file)), `the package holds ${file}`);
+    }
+    assert.ok(!existsSync(join(installed, 'src')), 'the TypeScript sources are not shipped');
+    assert.ok(!existsSync(join(installed, 'test')), 'the tests are not shipped');
+  });
+
+  it('`npx payouts` finds the installed command', async () => {
+    const version = await runCommand('npx', ['--no-install', 'payouts', '--version'], { env, cwd: app });
+    assert.match(ok(version, 'npx payouts --version'), /^payouts \d+\.\d+\.\d+/, 'the packed CLI prints its version');
+  });
+
+  it('`payouts serve` starts the sandbox on plain Node and answers the API', async () => {
+    const dataDir = join(root, 'data');
+    const server = await spawnServer(
+      { ...env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' },
+      undefined,
+      // The file npx runs, started directly: npm exec does not pass SIGTERM on, and stop() must reach the server.
+      { command: [process.execPath, 'node_modules/.bin/payouts', 'serve'], cwd: app },
+    );
+    try {
+      const text = readFileSync(join(dataDir, 'default-platform-credentials.txt'), 'utf8');
+      const field = (name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(text)?.[1] ?? '';
+      const api = client(server.baseUrl, { tokenId: field('tokenId'), clientSecret: field('clientSecret') });
+      const listed = await api.get('/customers');
+      assert.equal(
+        listed.status,
+        200,
+        `GET /customers with the first-start credentials: ${JSON.stringify(listed.body)}`,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('imports as a library, with its types', async () => {
+    const script = `import('${PACKAGE.name}').then((m) => console.log(typeof m.createApp, typeof m.loadConfig))`;
+    const result = await runCommand(process.execPath, ['-e', script], { env, cwd: app, timeoutMs: 30_000 });
+    assert.equal(ok(result, 'import the package').trim(), 'function function', 'createApp and loadConfig exported');
+  });
+});
