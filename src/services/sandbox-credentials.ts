@@ -28,7 +28,7 @@ export async function applyPresetCredentials(ctx: Ctx, preset: Credentials): Pro
           'choose another id',
       );
     }
-    const secretHash = hashSecret(ctx.config.secretKey, preset.clientSecret);
+    const secretHash = hashSecret(ctx.dataKey, preset.clientSecret);
     if (token) {
       if (token.secret_hash === secretHash && token.revoked_at === null) return 'unchanged';
       const now = BigInt(scopeNowMs(ctx, { platformId, environment: 'sandbox' }));
