@@ -1,0 +1,93 @@
+// Transactions: a filtered, keyset-paged list, and one payment with its timeline, ledger postings, quote,
+// webhook events with every delivery attempt, and the raw JSON.
+import type { FastifyInstance } from 'fastify';
+import type { TransactionStatus } from '../../domain/transactions.ts';
+import { backTo, choice, fieldsOf, text } from '../form.ts';
+import { done, need, type Screens } from '../render.ts';
+
+export const STATUSES: readonly TransactionStatus[] = [
+  'PENDING',
+  'PROCESSING',
+  'COMPLETED',
+  'FAILED',
+  'REJECTED',
+  'EXPIRED',
+];
+const TYPES = ['OUTGOING', 'INCOMING'] as const;
+const PAGE_SIZE = 25;
+const hide = { schema: { hide: true } };
+
+/** The id in a path, as text of a sane length (an id this long is in no table). */
+function idParam(params: unknown, name: string): string {
+  return text(fieldsOf(params), name, true, 200) as string;
+}
+
+export function transactionScreens(app: FastifyInstance, { services, overview, page }: Screens): void {
+  const { transactions, webhooks, quotes } = services;
+
+  app.get('/transactions', hide, async (req, reply) => {
+    need(req, 'VIEW');
+    const q = fieldsOf(req.query);
+    const filters = {
+      status: choice(q, 'status', STATUSES),
+      type: choice(q, 'type', TYPES),
+      customerId: text(q, 'customerId', false, 200),
+    };
+    const cursor = text(q, 'cursor', false, 500);
+    const result = await transactions.list(req.principal, filters, { limit: PAGE_SIZE, cursor, order: 'desc' });
+    const query = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined));
+    return page(req, reply, 'transactions', {
+      title: 'Transactions',
+      nav: 'transactions',
+      filters,
+      statuses: STATUSES,
+      types: TYPES,
+      result,
+      nextUrl: result.nextCursor
+        ? `/dashboard/transactions?${query.toString()}${query.size ? '&' : ''}cursor=${result.nextCursor}`
+        : undefined,
+      firstUrl: cursor ? `/dashboard/transactions?${query.toString()}` : undefined,
+    });
+  });
+
+  app.get('/transactions/:id', hide, async (req, reply) => {
+    need(req, 'VIEW');
+    const scope = req.principal;
+    const tx = await transactions.get(scope, idParam(req.params, 'id'));
+    const listed = await webhooks.list(scope, { objectId: tx.id }, { limit: 100, order: 'asc' });
+    const [events, postings, quote] = await Promise.all([
+      Promise.all(listed.data.map((e) => webhooks.get(scope, e.id))),
+      overview.postingsOf(scope, tx.id),
+      tx.quoteId ? quotes.get(scope, tx.quoteId).catch(() => undefined) : undefined,
+    ]);
+    return page(req, reply, 'transaction', {
+      title: `Transaction ${tx.id}`,
+      nav: 'transactions',
+      tx,
+      events,
+      postings,
+      quote,
+      cancellable: tx.type === 'OUTGOING' && (tx.status === 'PENDING' || tx.status === 'PROCESSING'),
+    });
+  });
+
+  app.post('/transactions/:id/cancel', hide, async (req, reply) => {
+    need(req, 'TRANSACT');
+    const id = idParam(req.params, 'id');
+    await transactions.cancel(req.principal, id);
+    return done(
+      req,
+      reply,
+      `/dashboard/transactions/${encodeURIComponent(id)}`,
+      'Cancelled: the payment failed and was refunded.',
+    );
+  });
+
+  app.post('/webhook-events/:id/redeliver', hide, async (req, reply) => {
+    need(req, 'MANAGE');
+    const id = idParam(req.params, 'id');
+    await webhooks.redeliver(req.principal, id);
+    const back = backTo(fieldsOf(req.body), `/dashboard/webhooks/events/${encodeURIComponent(id)}`);
+    return done(req, reply, back, `Redelivery of ${id} queued.`);
+  });
+}
