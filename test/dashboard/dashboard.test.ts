@@ -1,0 +1,221 @@
+// The dashboard over real HTTP, without a browser: tenant isolation, CSRF, the session cookie and its
+// expiry, permissions, and a 4xx page (never a 500) for bad input on every form and filter.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import type { Credentials } from '../../src/services/platforms.ts';
+import { dashboardClient, type DashboardClient } from './session-client.ts';
+
+/** The server's clock runs `skewMs` ahead of real time, so a test can outlive a session in an instant. */
+let skewMs = 0;
+const clock = { nowMs: () => Date.now() + skewMs };
+
+async function signedIn(server: TestServer, creds: Credentials): Promise<DashboardClient> {
+  const client = dashboardClient(server.baseUrl);
+  await client.signIn(creds);
+  return client;
+}
+
+/** Runs a sandbox scenario through the dashboard and answers the new transaction's id. */
+async function scenario(client: DashboardClient, suffix: string): Promise<string> {
+  await client.get('/dashboard/sandbox');
+  const res = await client.post('/dashboard/sandbox/scenarios', { suffix });
+  assert.equal(res.status, 303, res.html.slice(0, 500));
+  const id = decodeURIComponent(res.location?.split('/').pop() ?? '');
+  assert.match(id, /^Transaction:/, 'the scenario lands on its transaction');
+  return id;
+}
+
+describe('dashboard over HTTP', () => {
+  let server: TestServer;
+  let a: TestPlatform;
+  let b: TestPlatform;
+  let aTx: string;
+  let bTx: string;
+
+  before(async () => {
+    server = await startServer({}, { clock });
+    a = await server.platform('alpha');
+    b = await server.platform('beta');
+    aTx = await scenario(await signedIn(server, a.sandbox), '000');
+    bTx = await scenario(await signedIn(server, b.sandbox), '004');
+  });
+  after(async () => server.close());
+
+  it("never shows another platform's or environment's objects", async () => {
+    const bEvents = (await b.api.get(`/webhook-events?objectId=${encodeURIComponent(bTx)}`)).body.data;
+    assert.ok(bEvents.length > 0, "platform beta's payment recorded events");
+    const bEvent = bEvents[0].id as string;
+    const alpha = await signedIn(server, a.sandbox);
+    for (const path of ['/dashboard', '/dashboard/transactions', '/dashboard/webhooks', '/dashboard/tokens']) {
+      const page = await alpha.get(path);
+      assert.equal(page.status, 200, path);
+      for (const foreign of [bTx, bEvent, b.sandbox.tokenId, b.platformId])
+        assert.ok(!page.html.includes(foreign), `${path} shows nothing of platform beta (${foreign})`);
+    }
+    assert.ok((await alpha.get('/dashboard/transactions')).html.includes(aTx), "alpha's own payment is listed");
+    assert.equal((await alpha.get(`/dashboard/transactions/${encodeURIComponent(bTx)}`)).status, 404);
+    assert.equal((await alpha.get(`/dashboard/webhooks/events/${encodeURIComponent(bEvent)}`)).status, 404);
+    await alpha.get('/dashboard/webhooks');
+    const redeliver = await alpha.post(`/dashboard/webhook-events/${encodeURIComponent(bEvent)}/redeliver`, {});
+    assert.equal(redeliver.status, 404, "alpha cannot redeliver beta's event");
+    await alpha.get('/dashboard/tokens');
+    const revoke = await alpha.post(`/dashboard/tokens/${encodeURIComponent(b.sandbox.tokenId)}/revoke`, {});
+    assert.equal(revoke.status, 404, "alpha cannot revoke beta's token");
+    assert.equal((await b.api.get('/transactions')).status, 200, "beta's token still works");
+
+    const production = await signedIn(server, a.production);
+    const list = await production.get('/dashboard/transactions');
+    assert.ok(!list.html.includes(aTx), "the production session does not list alpha's sandbox payment");
+    assert.equal((await production.get(`/dashboard/transactions/${encodeURIComponent(aTx)}`)).status, 404);
+    assert.equal((await production.get('/dashboard/sandbox')).status, 403, 'no sandbox screen in production');
+    assert.ok(!(await production.get('/dashboard')).html.includes('href="/dashboard/sandbox"'), 'no sandbox link');
+  });
+
+  it('refuses every form posted without its CSRF token, or with one from another session', async () => {
+    const alpha = await signedIn(server, a.sandbox);
+    const other = await signedIn(server, b.sandbox);
+    await other.get('/dashboard/tokens');
+    const foreignToken = other.csrf();
+    const forms: Array<[string, Record<string, string>]> = [
+      ['/dashboard/sandbox/scenarios', { suffix: '000' }],
+      ['/dashboard/sandbox/clock/advance', { seconds: '60' }],
+      ['/dashboard/tokens', { name: 'x', permissions: 'VIEW' }],
+      ['/dashboard/webhooks/config', { webhookEndpoint: '' }],
+      [`/dashboard/transactions/${encodeURIComponent(aTx)}/cancel`, {}],
+      ['/dashboard/sign-out', {}],
+    ];
+    for (const [path, fields] of forms) {
+      await alpha.get('/dashboard');
+      assert.equal((await alpha.post(path, fields, false)).status, 403, `${path} without a token`);
+      assert.equal((await alpha.post(path, fields, 'forged')).status, 403, `${path} with a forged token`);
+      assert.equal((await alpha.post(path, fields, foreignToken)).status, 403, `${path} with another session's`);
+    }
+    const fresh = dashboardClient(server.baseUrl);
+    await fresh.get('/dashboard/sign-in');
+    const creds = { tokenId: a.sandbox.tokenId, clientSecret: a.sandbox.clientSecret };
+    assert.equal((await fresh.post('/dashboard/sign-in', creds, false)).status, 403, 'sign-in needs it too');
+    assert.equal((await alpha.get('/dashboard')).status, 200, 'the refused sign-out left the session signed in');
+  });
+
+  it('keeps the session in an HttpOnly, SameSite=Strict cookie that expires, and ends it on sign-out', async () => {
+    const page = await fetch(`${server.baseUrl}/dashboard/sign-in`);
+    const cookie = page.headers.getSetCookie().join('\n');
+    assert.match(cookie, /HttpOnly/i, 'HttpOnly');
+    assert.match(cookie, /SameSite=Strict/i, 'SameSite=Strict');
+    assert.match(cookie, /Path=\/dashboard/i, 'only sent to the dashboard');
+    assert.ok(!cookie.includes(a.sandbox.clientSecret), 'the cookie is sealed');
+
+    const alpha = await signedIn(server, a.sandbox);
+    assert.equal((await alpha.get('/dashboard')).status, 200);
+    skewMs = 9 * 3600_000;
+    try {
+      const expired = await alpha.get('/dashboard');
+      assert.equal(expired.status, 303);
+      assert.match(expired.location ?? '', /\/dashboard\/sign-in\?.*reason=expired/, 'an old session signs in again');
+    } finally {
+      skewMs = 0;
+    }
+    assert.equal((await alpha.get('/dashboard')).status, 303, 'the expired session is gone');
+
+    const again = await signedIn(server, a.sandbox);
+    await again.get('/dashboard');
+    const out = await again.post('/dashboard/sign-out', {});
+    assert.equal(out.location, '/dashboard/sign-in?reason=signed-out');
+    assert.equal((await again.get('/dashboard/transactions')).status, 303, 'signed out');
+
+    const wrong = dashboardClient(server.baseUrl);
+    await wrong.get('/dashboard/sign-in');
+    const refused = await wrong.post('/dashboard/sign-in', { tokenId: a.sandbox.tokenId, clientSecret: 'nope' });
+    assert.equal(refused.status, 401, 'a wrong secret does not sign in');
+    assert.match(refused.html, /do not sign in/, 'and says so');
+  });
+
+  it('ends the sessions of a revoked token, and shows and allows only what the token may do', async () => {
+    const manager = await signedIn(server, a.sandbox);
+    await manager.get('/dashboard/tokens');
+    const created = await manager.post('/dashboard/tokens', { name: 'reader', permissions: 'VIEW' });
+    assert.equal(created.status, 201, created.html.slice(0, 300));
+    const tokenId = /id="new-token-id">([^<]+)</.exec(created.html)?.[1] ?? '';
+    const clientSecret = /id="new-token-secret"[^>]*>([^<]+)</.exec(created.html)?.[1] ?? '';
+    assert.ok(tokenId && clientSecret, 'the new secret is shown once');
+    assert.ok(!(await manager.get('/dashboard/tokens')).html.includes(clientSecret), 'and never again');
+
+    const reader = await signedIn(server, { tokenId, clientSecret });
+    const sandbox = await reader.get('/dashboard/sandbox');
+    assert.equal(sandbox.status, 200);
+    assert.ok(!sandbox.html.includes('Run scenario'), 'a VIEW token sees no scenario buttons');
+    assert.ok(!(await reader.get('/dashboard/tokens')).html.includes('Create token'), 'nor the create form');
+    assert.equal((await reader.post('/dashboard/sandbox/scenarios', { suffix: '000' })).status, 403);
+    assert.equal((await reader.post('/dashboard/tokens', { name: 'x', permissions: 'MANAGE' })).status, 403);
+
+    await manager.get('/dashboard/tokens');
+    const revoked = await manager.post(`/dashboard/tokens/${encodeURIComponent(tokenId)}/revoke`, {});
+    assert.equal(revoked.status, 303);
+    const after = await reader.get('/dashboard');
+    assert.match(after.location ?? '', /reason=revoked/, "a revoked token's session ends at once");
+  });
+
+  it('answers bad input on every form and filter with a 4xx page, never a 500', async () => {
+    const alpha = await signedIn(server, a.sandbox);
+    const junk = [
+      '',
+      ' ',
+      'x'.repeat(5000),
+      '-1',
+      '1e999',
+      '0x10',
+      '💸',
+      '<script>',
+      '../../etc',
+      '%00',
+      '99999999999999999',
+    ];
+    const posts: Array<[string, string[]]> = [
+      ['/dashboard/sandbox/scenarios', ['suffix']],
+      ['/dashboard/sandbox/clock/advance', ['seconds']],
+      ['/dashboard/sandbox/fund', ['accountId', 'amount']],
+      ['/dashboard/tokens', ['name', 'permissions']],
+      ['/dashboard/webhooks/config', ['webhookEndpoint', 'webhookEnvelope']],
+      ['/dashboard/sign-in', ['tokenId', 'clientSecret']],
+    ];
+    const statuses: string[] = [];
+    for (const [path, fields] of posts) {
+      for (const value of junk) {
+        await alpha.get('/dashboard/sandbox');
+        const form = Object.fromEntries(fields.map((f) => [f, value]));
+        const res = await alpha.post(path, form);
+        if (res.status >= 500 || res.status < 300) statuses.push(`${path} ${JSON.stringify(value)} → ${res.status}`);
+      }
+      await alpha.get('/dashboard/sandbox');
+      const repeated = await alpha.post(path, Object.fromEntries(fields.map((f) => [f, ['a', 'b']])));
+      if (repeated.status >= 500) statuses.push(`${path} repeated fields → ${repeated.status}`);
+    }
+    const gets = [
+      '/dashboard/transactions?status=NOPE',
+      '/dashboard/transactions?cursor=garbage',
+      '/dashboard/transactions?type=SIDEWAYS&customerId=x',
+      '/dashboard/transactions?status=FAILED&status=PENDING',
+      `/dashboard/transactions/${'x'.repeat(400)}`,
+      '/dashboard/transactions/%E2%80%8B',
+      '/dashboard/webhooks?deliveryState=LOST',
+      '/dashboard/webhooks/events/nope',
+      '/dashboard/quotes/Quote:nope',
+      '/dashboard/customers/Customer:nope',
+      '/dashboard/tokens?cursor=%7B%7D',
+      '/dashboard/no-such-page',
+    ];
+    for (const path of gets) {
+      const res = await alpha.get(path);
+      if (res.status < 400 || res.status >= 500) statuses.push(`GET ${path} → ${res.status}`);
+      else assert.match(res.html, /<!doctype html>/, `${path} answers with a page`);
+    }
+    const json = await fetch(`${server.baseUrl}/dashboard/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    if (json.status >= 500) statuses.push(`text/plain body → ${json.status}`);
+    assert.deepEqual(statuses, [], statuses.join('\n'));
+  });
+});
