@@ -152,8 +152,8 @@ describe('dashboard over HTTP', () => {
     await manager.get('/dashboard/tokens');
     const revoked = await manager.post(`/dashboard/tokens/${encodeURIComponent(tokenId)}/revoke`, {});
     assert.equal(revoked.status, 303);
-    const after = await reader.get('/dashboard');
-    assert.match(after.location ?? '', /reason=revoked/, "a revoked token's session ends at once");
+    const afterRevoke = await reader.get('/dashboard');
+    assert.match(afterRevoke.location ?? '', /reason=revoked/, "a revoked token's session ends at once");
   });
 
   it('answers bad input on every form and filter with a 4xx page, never a 500', async () => {
