@@ -156,6 +156,36 @@ describe('dashboard over HTTP', () => {
     assert.match(afterRevoke.location ?? '', /reason=revoked/, "a revoked token's session ends at once");
   });
 
+  it('moves the sandbox clock, funds an account, sends a test webhook, and refuses a cancel too late', async () => {
+    const alpha = await signedIn(server, a.sandbox);
+    const sandbox = await alpha.get('/dashboard/sandbox');
+    const accountId = /<option value="(InternalAccount:[^"]+)">USD/.exec(sandbox.html)?.[1] ?? '';
+    assert.ok(accountId, 'the fund form lists the USD account');
+    const offset = (await a.api.get('/sandbox/clock')).body.offsetMs as number;
+    assert.equal((await alpha.post('/dashboard/sandbox/clock/advance', { seconds: '3600' })).status, 303);
+    assert.equal((await a.api.get('/sandbox/clock')).body.offsetMs, offset + 3600_000, 'the clock moved an hour');
+    const balance = async () =>
+      (await a.api.get('/platform/internal-accounts?currency=USD')).body.data[0].balance.amount as number;
+    const held = await balance();
+    await alpha.get('/dashboard/sandbox');
+    assert.equal((await alpha.post('/dashboard/sandbox/fund', { accountId, amount: '12.34' })).status, 303);
+    assert.equal(await balance(), held + 1234, '12.34 USD is 1234 cents');
+    await alpha.get('/dashboard/sandbox');
+    const tooFine = await alpha.post('/dashboard/sandbox/fund', { accountId, amount: '1.234' });
+    assert.equal(tooFine.status, 400, 'more decimals than USD has is refused');
+    assert.match(tooFine.html, /amount has more than 2 decimals/);
+
+    await alpha.get('/dashboard/webhooks');
+    const test = await alpha.post('/dashboard/webhooks/test', {});
+    assert.equal(test.status, 303, 'a test send without an endpoint is reported, not an error page');
+    assert.match((await alpha.get('/dashboard/webhooks')).html, /class="flash bad"/, 'as a failure');
+
+    await alpha.get(`/dashboard/transactions/${encodeURIComponent(aTx)}`);
+    const cancel = await alpha.post(`/dashboard/transactions/${encodeURIComponent(aTx)}/cancel`, {});
+    assert.equal(cancel.status, 409, 'a completed payment cannot be cancelled');
+    assert.match(cancel.html, /only funded outgoing payments not yet handed to a rail/);
+  });
+
   it('answers bad input on every form and filter with a 4xx page, never a 500', async () => {
     const alpha = await signedIn(server, a.sandbox);
     const junk = [

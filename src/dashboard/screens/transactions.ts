@@ -2,6 +2,7 @@
 // webhook events with every delivery attempt, and the raw JSON.
 import type { FastifyInstance } from 'fastify';
 import type { TransactionStatus } from '../../domain/transactions.ts';
+import type { Principal } from '../../services/tokens.ts';
 import { backTo, choice, fieldsOf, text } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 
@@ -22,8 +23,22 @@ function idParam(params: unknown, name: string): string {
   return text(fieldsOf(params), name, true, 200) as string;
 }
 
-export function transactionScreens(app: FastifyInstance, { services, overview, page }: Screens): void {
+/** One payment with its events (each with its attempts), its ledger postings and its quote. */
+async function detailOf({ services, overview }: Screens, scope: Principal, id: string) {
   const { transactions, webhooks, quotes } = services;
+  const tx = await transactions.get(scope, id);
+  const listed = await webhooks.list(scope, { objectId: tx.id }, { limit: 100, order: 'asc' });
+  const [events, postings, quote] = await Promise.all([
+    Promise.all(listed.data.map((e) => webhooks.get(scope, e.id))),
+    overview.postingsOf(scope, tx.id),
+    tx.quoteId ? quotes.get(scope, tx.quoteId).catch(() => undefined) : undefined,
+  ]);
+  return { tx, events, postings, quote };
+}
+
+export function transactionScreens(app: FastifyInstance, screens: Screens): void {
+  const { services, page } = screens;
+  const { transactions, webhooks } = services;
 
   app.get('/transactions', hide, async (req, reply) => {
     need(req, 'VIEW');
@@ -53,13 +68,7 @@ export function transactionScreens(app: FastifyInstance, { services, overview, p
   app.get('/transactions/:id', hide, async (req, reply) => {
     need(req, 'VIEW');
     const scope = req.principal;
-    const tx = await transactions.get(scope, idParam(req.params, 'id'));
-    const listed = await webhooks.list(scope, { objectId: tx.id }, { limit: 100, order: 'asc' });
-    const [events, postings, quote] = await Promise.all([
-      Promise.all(listed.data.map((e) => webhooks.get(scope, e.id))),
-      overview.postingsOf(scope, tx.id),
-      tx.quoteId ? quotes.get(scope, tx.quoteId).catch(() => undefined) : undefined,
-    ]);
+    const { tx, events, postings, quote } = await detailOf(screens, scope, idParam(req.params, 'id'));
     return page(req, reply, 'transaction', {
       title: `Transaction ${tx.id}`,
       nav: 'transactions',
@@ -67,7 +76,10 @@ export function transactionScreens(app: FastifyInstance, { services, overview, p
       events,
       postings,
       quote,
-      cancellable: tx.type === 'OUTGOING' && (tx.status === 'PENDING' || tx.status === 'PROCESSING'),
+      // What the service accepts: not yet with its rail (PENDING), or held by the production connector.
+      cancellable:
+        tx.type === 'OUTGOING' &&
+        (tx.status === 'PENDING' || (tx.status === 'PROCESSING' && scope.environment === 'production')),
     });
   });
 
