@@ -32,6 +32,9 @@ const CSP =
   "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'";
 
+/** Requests that change nothing; every other method needs the form's CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
 function serveAssets(app: FastifyInstance): void {
   const files = new Map(
     Object.entries(ASSETS).map(([name, type]) => [
@@ -93,7 +96,7 @@ export function dashboard(services: Services) {
     await app.register(fastifyCsrf, { sessionPlugin: '@fastify/secure-session' });
     // Every form post carries the token; one without it is a 403 before any handler runs.
     app.addHook('preHandler', (req, reply, next) =>
-      req.method === 'GET' ? next() : app.csrfProtection(req, reply, next),
+      SAFE_METHODS.has(req.method) ? next() : app.csrfProtection(req, reply, next),
     );
     await app.register(fastifyView, {
       engine: { eta: new Eta() },

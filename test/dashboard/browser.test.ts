@@ -141,4 +141,28 @@ describe(`dashboard in headless Chromium (${engine})`, { skip: SKIP }, () => {
     await page.goto(`${server.baseUrl}/dashboard/transactions`);
     assert.match(page.url(), /\/dashboard\/sign-in/, 'and the screens ask for a sign-in again');
   });
+
+  it('works with JavaScript off and from the keyboard: sign in, run a scenario, open it', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const plain = await context.newPage();
+    try {
+      await plain.goto(`${server.baseUrl}/dashboard/sign-in`);
+      await plain.keyboard.press('Tab');
+      const skip = await plain.evaluate(() => document.activeElement?.textContent ?? '');
+      assert.equal(skip, 'Skip to content', 'the first Tab reaches the skip link');
+      await plain.getByLabel('Token id').fill(platform.sandbox.tokenId);
+      await plain.getByLabel('Client secret').fill(platform.sandbox.clientSecret);
+      await plain.getByLabel('Client secret').press('Enter');
+      await plain.getByRole('heading', { name: 'Home' }).waitFor();
+      await plain.goto(`${server.baseUrl}/dashboard/sandbox`);
+      await plain.getByRole('button', { name: 'Run scenario 000' }).click();
+      await plain.getByRole('heading', { name: /Transaction:/ }).waitFor();
+      assert.equal(await plain.locator('h1 .badge').innerText(), 'COMPLETED', 'the 000 scenario completes');
+      assert.ok((await plain.locator('svg.chart').count()) === 0, 'no chart on this page');
+      await plain.goto(`${server.baseUrl}/dashboard`);
+      assert.equal(await plain.locator('svg.chart').count(), 1, 'the home chart is drawn by the server');
+    } finally {
+      await context.close();
+    }
+  });
 });

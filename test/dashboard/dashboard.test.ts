@@ -105,6 +105,8 @@ describe('dashboard over HTTP', () => {
     assert.match(cookie, /SameSite=Strict/i, 'SameSite=Strict');
     assert.match(cookie, /Path=\/dashboard/i, 'only sent to the dashboard');
     assert.ok(!cookie.includes(a.sandbox.clientSecret), 'the cookie is sealed');
+    const head = await fetch(`${server.baseUrl}/dashboard/sign-in`, { method: 'HEAD' });
+    assert.equal(head.status, 200, 'HEAD changes nothing and needs no CSRF token');
 
     const alpha = await signedIn(server, a.sandbox);
     assert.equal((await alpha.get('/dashboard')).status, 200);
@@ -156,6 +158,19 @@ describe('dashboard over HTTP', () => {
     assert.match(afterRevoke.location ?? '', /reason=revoked/, "a revoked token's session ends at once");
   });
 
+  it('runs the quote scenarios of the suffix table as real quotes', async () => {
+    const alpha = await signedIn(server, a.sandbox);
+    const sandbox = await alpha.get('/dashboard/sandbox');
+    assert.match(sandbox.html, /Run quote scenario 004/, 'the quote table is offered');
+    await alpha.get('/dashboard/sandbox');
+    const res = await alpha.post('/dashboard/sandbox/scenarios', { kind: 'quote', suffix: '004' });
+    assert.equal(res.status, 303, res.html.slice(0, 400));
+    const detail = await alpha.get(res.location ?? '');
+    assert.match(detail.html, /badge bad">FAILED</, 'a quote to a CLABE ending 004 fails');
+    assert.match(detail.html, /id="quote"/, 'and the payment shows its quote');
+    assert.match(detail.html, /MXN/, 'in pesos');
+  });
+
   it('moves the sandbox clock, funds an account, sends a test webhook, and refuses a cancel too late', async () => {
     const alpha = await signedIn(server, a.sandbox);
     const sandbox = await alpha.get('/dashboard/sandbox');
@@ -203,6 +218,7 @@ describe('dashboard over HTTP', () => {
     ];
     const posts: Array<[string, string[]]> = [
       ['/dashboard/sandbox/scenarios', ['suffix']],
+      ['/dashboard/sandbox/scenarios', ['kind', 'suffix']],
       ['/dashboard/sandbox/clock/advance', ['seconds']],
       ['/dashboard/sandbox/fund', ['accountId', 'amount']],
       ['/dashboard/tokens', ['name', 'permissions']],

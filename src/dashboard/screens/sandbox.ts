@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { CURRENCIES } from '../../domain/currencies.ts';
-import { TRANSFER_OUTCOMES, type Outcome } from '../../rails/sandbox-outcomes.ts';
+import { QUOTE_OUTCOMES, TRANSFER_OUTCOMES, type Outcome } from '../../rails/sandbox-outcomes.ts';
 import type { Services } from '../../services/index.ts';
 import type { Principal } from '../../services/tokens.ts';
 import { MAX_SANDBOX_FUND } from '../../services/internal-accounts.ts';
@@ -19,6 +19,8 @@ const hide = { schema: { hide: true } };
 const SCENARIO_AMOUNT = 2500;
 
 export interface Scenario {
+  /** A same-currency transfer out, or a USD → MXN quote executed from the platform's account. */
+  kind: 'transfer' | 'quote';
   suffix: string;
   title: string;
   expect: string;
@@ -32,27 +34,51 @@ function describeOutcome(outcome: Outcome): string {
       return `stays PROCESSING, then fails after ${outcome.delayMs / 1000} s (advance the clock); refunded`;
     case 'COMPLETE_AFTER':
       return `completes after ${outcome.delayMs / 1000} s (advance the clock)`;
+    case 'COMPLETE_THEN_RETURN':
+      return `completes, then is returned after ${outcome.returnAfterMs / 1000} s (advance the clock)`;
     default:
       return 'completes';
   }
 }
 
+const KINDS = ['transfer', 'quote'] as const;
+
 export const SCENARIOS: readonly Scenario[] = [
-  { suffix: '000', title: 'Payout that succeeds', expect: 'completes' },
+  { kind: 'transfer', suffix: '000', title: 'Payout that succeeds', expect: 'completes' },
   ...Object.entries(TRANSFER_OUTCOMES).map(([suffix, outcome]) => ({
+    kind: 'transfer' as const,
     suffix,
-    title: `Payout to an account ending ${suffix}`,
+    title: `Payout to a US account ending ${suffix}`,
+    expect: describeOutcome(outcome),
+  })),
+  { kind: 'quote', suffix: '000', title: 'USD → MXN quote that succeeds', expect: 'completes' },
+  ...Object.entries(QUOTE_OUTCOMES).map(([suffix, outcome]) => ({
+    kind: 'quote' as const,
+    suffix,
+    title: `USD → MXN quote to a CLABE ending ${suffix}`,
     expect: describeOutcome(outcome),
   })),
 ];
 
-/** One scenario's real flow: fund, a new external account ending in `suffix`, a transfer out, the due jobs. */
-async function runScenario(services: Services, scope: Principal, suffix: string) {
-  const { internalAccounts, externalAccounts, transfers, worker } = services;
-  const [source] = await internalAccounts.listPlatformAccounts(scope, { currency: 'USD' });
-  if (!source) throw new AppError('CONFLICT', 'This platform has no USD account; add USD to its currencies first');
-  await internalAccounts.fundSandbox(scope, source.id, SCENARIO_AMOUNT);
-  const destination = await externalAccounts.create(scope, {
+/** A platform-owned bank account whose number ends in `suffix`: a US account, or a Mexican CLABE. */
+function bankAccount(kind: Scenario['kind'], suffix: string) {
+  const beneficiary = {
+    beneficiaryType: 'INDIVIDUAL',
+    fullName: 'Sandbox Payee',
+    birthDate: '1990-01-15',
+    nationality: 'US',
+  };
+  if (kind === 'quote')
+    return {
+      currency: 'MXN',
+      accountInfo: {
+        accountType: 'CLABE',
+        clabeNumber: `032180${randomInt(100_000_000, 1_000_000_000)}${suffix}`,
+        bankName: 'Banco Sandbox',
+        beneficiary,
+      },
+    };
+  return {
     currency: 'USD',
     accountInfo: {
       accountType: 'US_ACCOUNT',
@@ -60,22 +86,42 @@ async function runScenario(services: Services, scope: Principal, suffix: string)
       routingNumber: '021000021',
       accountCategory: 'CHECKING',
       bankName: 'Sandbox Bank',
-      beneficiary: {
-        beneficiaryType: 'INDIVIDUAL',
-        fullName: 'Sandbox Payee',
-        birthDate: '1990-01-15',
-        nationality: 'US',
-      },
+      beneficiary,
     },
-  } as Parameters<typeof externalAccounts.create>[1]);
-  const tx = await transfers.transferOut(scope, {
-    source: { accountId: source.id },
-    destination: { accountId: destination.id },
-    amount: SCENARIO_AMOUNT,
-    description: `Dashboard scenario: account ending ${suffix}`,
-  });
+  };
+}
+
+/** One scenario's real flow: fund, a new bank account ending in the suffix, the payment, the due jobs. */
+async function runScenario(services: Services, scope: Principal, scenario: Scenario): Promise<string> {
+  const { internalAccounts, externalAccounts, transfers, quotes, worker } = services;
+  const [source] = await internalAccounts.listPlatformAccounts(scope, { currency: 'USD' });
+  if (!source) throw new AppError('CONFLICT', 'This platform has no USD account; add USD to its currencies first');
+  await internalAccounts.fundSandbox(scope, source.id, SCENARIO_AMOUNT);
+  const account = bankAccount(scenario.kind, scenario.suffix) as Parameters<typeof externalAccounts.create>[1];
+  const destination = await externalAccounts.create(scope, account);
+  let transactionId: string;
+  if (scenario.kind === 'quote') {
+    const quote = await quotes.create(scope, {
+      source: { sourceType: 'ACCOUNT', accountId: source.id },
+      destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: SCENARIO_AMOUNT,
+      description: `Dashboard scenario: CLABE ending ${scenario.suffix}`,
+    } as Parameters<typeof quotes.create>[1]);
+    const executed = await quotes.execute(scope, quote.id);
+    if (!executed.transactionId) throw new Error(`quote ${quote.id} executed without a transaction`);
+    transactionId = executed.transactionId;
+  } else {
+    const tx = await transfers.transferOut(scope, {
+      source: { accountId: source.id },
+      destination: { accountId: destination.id },
+      amount: SCENARIO_AMOUNT,
+      description: `Dashboard scenario: account ending ${scenario.suffix}`,
+    });
+    transactionId = tx.id;
+  }
   await worker.drain({ platformId: scope.platformId, environment: scope.environment });
-  return tx;
+  return transactionId;
 }
 
 function sandboxOnly(req: FastifyRequest): void {
@@ -126,18 +172,18 @@ export function sandboxScreens(app: FastifyInstance, { services, page }: Screens
     need(req, 'TRANSACT');
     sandboxOnly(req);
     const scope = req.principal;
-    const suffix = choice(
-      fieldsOf(req.body),
-      'suffix',
-      SCENARIOS.map((s) => s.suffix),
-      true,
-    ) as string;
-    const tx = await runScenario(services, scope, suffix);
+    const form = fieldsOf(req.body);
+    const kind = choice(form, 'kind', KINDS) ?? 'transfer';
+    const suffixes = SCENARIOS.filter((s) => s.kind === kind).map((s) => s.suffix);
+    const suffix = choice(form, 'suffix', suffixes, true);
+    const scenario = SCENARIOS.find((s) => s.kind === kind && s.suffix === suffix);
+    if (!scenario) throw new AppError('INVALID_INPUT', 'No such scenario', { field: 'suffix' });
+    const txId = await runScenario(services, scope, scenario);
     return done(
       req,
       reply,
-      `/dashboard/transactions/${encodeURIComponent(tx.id)}`,
-      `Scenario ${suffix} ran: ${tx.id}.`,
+      `/dashboard/transactions/${encodeURIComponent(txId)}`,
+      `Scenario ${kind} ${scenario.suffix} ran: ${txId}.`,
     );
   });
 }
