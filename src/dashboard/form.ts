@@ -1,5 +1,6 @@
 // Reading form fields and query strings. Everything a browser sends is text; a field that is missing,
 // repeated, too long or not of its kind is a 400 page that names it, never a 500.
+import { isCalendarDate } from '../domain/clock.ts';
 import { AppError } from '../domain/errors.ts';
 
 export type Fields = Record<string, unknown>;
@@ -70,6 +71,14 @@ export function choice<T extends string>(
   if (!(options as readonly string[]).includes(value))
     throw invalid(field, `${field} must be one of ${options.join(', ')}`);
   return value as T;
+}
+
+/** A YYYY-MM-DD date (a date input's value) as the UTC ms of that day's start, or undefined when blank. */
+export function day(fields: Fields, field: string): { value: string; startMs: number } | undefined {
+  const value = text(fields, field, false, 10);
+  if (value === undefined) return undefined;
+  if (!isCalendarDate(value)) throw invalid(field, `${field} must be a date written YYYY-MM-DD`);
+  return { value, startMs: Date.parse(`${value}T00:00:00Z`) };
 }
 
 /** Every checked box of a group (a repeated field arrives as an array). */

@@ -54,6 +54,13 @@ describe('dashboard over HTTP', () => {
         assert.ok(!page.html.includes(foreign), `${path} shows nothing of platform beta (${foreign})`);
     }
     assert.ok((await alpha.get('/dashboard/transactions')).html.includes(aTx), "alpha's own payment is listed");
+    const created = ((await a.api.get(`/transactions/${encodeURIComponent(aTx)}`)).body.createdAt as string).slice(
+      0,
+      10,
+    );
+    const byDate = await alpha.get(`/dashboard/transactions?from=${created}&to=${created}&type=OUTGOING`);
+    assert.ok(byDate.html.includes(aTx), 'a payment is within the dates of its day');
+    assert.ok(!(await alpha.get('/dashboard/transactions?to=2000-01-01')).html.includes(aTx), 'and not in 1999');
     assert.equal((await alpha.get(`/dashboard/transactions/${encodeURIComponent(bTx)}`)).status, 404);
     assert.equal((await alpha.get(`/dashboard/webhooks/events/${encodeURIComponent(bEvent)}`)).status, 404);
     await alpha.get('/dashboard/webhooks');
@@ -242,6 +249,8 @@ describe('dashboard over HTTP', () => {
       '/dashboard/transactions?cursor=garbage',
       '/dashboard/transactions?type=SIDEWAYS&customerId=x',
       '/dashboard/transactions?status=FAILED&status=PENDING',
+      '/dashboard/transactions?from=2026-02-30',
+      '/dashboard/transactions?to=yesterday',
       `/dashboard/transactions/${'x'.repeat(400)}`,
       '/dashboard/transactions/%E2%80%8B',
       '/dashboard/webhooks?deliveryState=LOST',

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TransactionStatus } from '../../domain/transactions.ts';
 import type { Principal } from '../../services/tokens.ts';
-import { backTo, choice, fieldsOf, text } from '../form.ts';
+import { backTo, choice, day, type Fields, fieldsOf, text } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 
 export const STATUSES: readonly TransactionStatus[] = [
@@ -16,6 +16,7 @@ export const STATUSES: readonly TransactionStatus[] = [
 ];
 const TYPES = ['OUTGOING', 'INCOMING'] as const;
 const PAGE_SIZE = 25;
+const DAY_MS = 86_400_000;
 const hide = { schema: { hide: true } };
 
 /** The id in a path, as text of a sane length (an id this long is in no table). */
@@ -36,6 +37,23 @@ async function detailOf({ services, overview }: Screens, scope: Principal, id: s
   return { tx, events, postings, quote };
 }
 
+/** The list's filters as the form shows them, and the dates as the service takes them. */
+function filtersOf(q: Fields) {
+  const from = day(q, 'from');
+  const to = day(q, 'to');
+  const filters = {
+    status: choice(q, 'status', STATUSES),
+    type: choice(q, 'type', TYPES),
+    customerId: text(q, 'customerId', false, 200),
+    accountIdentifier: text(q, 'accountIdentifier', false, 200),
+    from: from?.value,
+    to: to?.value,
+  };
+  // The end date counts in full: up to its last millisecond.
+  const dates = { startDate: from?.startMs, endDate: to && to.startMs + DAY_MS - 1 };
+  return { filters, dates };
+}
+
 export function transactionScreens(app: FastifyInstance, screens: Screens): void {
   const { services, page } = screens;
   const { transactions, webhooks } = services;
@@ -43,13 +61,13 @@ export function transactionScreens(app: FastifyInstance, screens: Screens): void
   app.get('/transactions', hide, async (req, reply) => {
     need(req, 'VIEW');
     const q = fieldsOf(req.query);
-    const filters = {
-      status: choice(q, 'status', STATUSES),
-      type: choice(q, 'type', TYPES),
-      customerId: text(q, 'customerId', false, 200),
-    };
+    const { filters, dates } = filtersOf(q);
     const cursor = text(q, 'cursor', false, 500);
-    const result = await transactions.list(req.principal, filters, { limit: PAGE_SIZE, cursor, order: 'desc' });
+    const result = await transactions.list(
+      req.principal,
+      { ...filters, ...dates },
+      { limit: PAGE_SIZE, cursor, order: 'desc' },
+    );
     const query = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined));
     return page(req, reply, 'transactions', {
       title: 'Transactions',
