@@ -29,7 +29,9 @@ export interface Scenario {
 function describeOutcome(outcome: Outcome): string {
   switch (outcome.kind) {
     case 'FAIL':
-      return `fails at once (${outcome.reason}); the amount is refunded`;
+      return outcome.refund === 'FAILED'
+        ? `fails at once (${outcome.reason}) and so does its refund: the amount stays in flight for an operator`
+        : `fails at once (${outcome.reason}); the amount is refunded`;
     case 'FAIL_AFTER':
       return `stays PROCESSING, then fails after ${outcome.delayMs / 1000} s (advance the clock); refunded`;
     case 'COMPLETE_AFTER':
