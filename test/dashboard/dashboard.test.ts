@@ -1,10 +1,14 @@
 // The dashboard over real HTTP, without a browser: tenant isolation, CSRF, the session cookie and its
 // expiry, permissions, and a 4xx page (never a 500) for bad input on every form and filter.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from '../helpers/node-test.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import type { Credentials } from '../../src/services/platforms.ts';
 import { dashboardClient, type DashboardClient } from './session-client.ts';
+
+const OPERATOR_TOKEN = randomBytes(32).toString('hex');
 
 /** The server's clock runs `skewMs` ahead of real time, so a test can outlive a session in an instant. */
 let skewMs = 0;
@@ -34,11 +38,15 @@ describe('dashboard over HTTP', () => {
   let bTx: string;
 
   before(async () => {
-    server = await startServer({}, { clock });
+    server = await startServer({ OPERATOR_TOKEN }, { clock });
     a = await server.platform('alpha');
     b = await server.platform('beta');
     aTx = await scenario(await signedIn(server, a.sandbox), '000');
     bTx = await scenario(await signedIn(server, b.sandbox), '004');
+    // The background worker may be finishing a step the scenario's drain found claimed.
+    const statusOf = async (p: TestPlatform, id: string) => (await p.api.get(`/transactions/${id}`)).body.status;
+    await waitFor(async () => (await statusOf(a, aTx)) === 'COMPLETED', "alpha's payment to complete");
+    await waitFor(async () => (await statusOf(b, bTx)) === 'FAILED', "beta's payment to fail");
   });
   after(async () => server.close());
 
@@ -172,6 +180,9 @@ describe('dashboard over HTTP', () => {
     await alpha.get('/dashboard/sandbox');
     const res = await alpha.post('/dashboard/sandbox/scenarios', { kind: 'quote', suffix: '004' });
     assert.equal(res.status, 303, res.html.slice(0, 400));
+    const id = decodeURIComponent(res.location?.split('/').pop() ?? '');
+    // The background worker may be finishing a step the scenario's drain found claimed.
+    await waitFor(async () => (await a.api.get(`/transactions/${id}`)).body.status === 'FAILED', 'the quote to fail');
     const detail = await alpha.get(res.location ?? '');
     assert.match(detail.html, /badge bad">FAILED</, 'a quote to a CLABE ending 004 fails');
     assert.match(detail.html, /id="quote"/, 'and the payment shows its quote');
@@ -208,6 +219,50 @@ describe('dashboard over HTTP', () => {
     assert.match(cancel.html, /only funded outgoing payments not yet handed to a rail/);
   });
 
+  it("settles a production connector's held payment with the operator token, and only with it", async () => {
+    const customerId = (await a.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'op-1' }))
+      .body.id as string;
+    const usd = (await a.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body
+      .data[0].id as string;
+    const bank = (
+      await a.prod.post('/customers/external-accounts', {
+        customerId,
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: '000123456002',
+          routingNumber: '021000021',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Op User' },
+        },
+      })
+    ).body.id as string;
+    await server.app.services.externalAccounts.activate(bank);
+    const pull = (
+      await a.prod.post('/transfer-in', { source: { accountId: bank }, destination: { accountId: usd }, amount: 500 })
+    ).body.id as string;
+    const path = `/dashboard/transactions/${encodeURIComponent(pull)}`;
+    await waitFor(async () => (await a.prod.get(`/transactions/${pull}`)).body.status === 'PROCESSING', 'held');
+    const production = await signedIn(server, a.production);
+    assert.match((await production.get(path)).html, /Apply as operator/, 'the held payment offers the operator form');
+    const wrong = await production.post(`${path}/operator`, { operatorToken: 'x'.repeat(64), action: 'settle' });
+    assert.equal(wrong.status, 401, 'a wrong operator token is refused');
+    await production.get(path);
+    const settled = await production.post(`${path}/operator`, { operatorToken: OPERATOR_TOKEN, action: 'settle' });
+    assert.equal(settled.status, 303, settled.html.slice(0, 300));
+    assert.equal((await a.prod.get(`/transactions/${pull}`)).body.status, 'COMPLETED', 'settled');
+    const beta = await signedIn(server, b.production);
+    await beta.get('/dashboard');
+    const foreign = await beta.post(`${path}/operator`, { operatorToken: OPERATOR_TOKEN, action: 'fail' });
+    assert.equal(foreign.status, 404, "another platform's session cannot reach it, operator token or not");
+    const sandbox = await signedIn(server, a.sandbox);
+    await sandbox.get('/dashboard');
+    const inSandbox = await sandbox.post(`/dashboard/transactions/${encodeURIComponent(aTx)}/operator`, {
+      operatorToken: OPERATOR_TOKEN,
+      action: 'fail',
+    });
+    assert.equal(inSandbox.status, 403, "the sandbox's rail decides sandbox payments");
+  });
+
   it('answers bad input on every form and filter with a 4xx page, never a 500', async () => {
     const alpha = await signedIn(server, a.sandbox);
     const junk = [
@@ -231,6 +286,7 @@ describe('dashboard over HTTP', () => {
       ['/dashboard/tokens', ['name', 'permissions']],
       ['/dashboard/webhooks/config', ['webhookEndpoint', 'webhookEnvelope']],
       ['/dashboard/sign-in', ['tokenId', 'clientSecret']],
+      [`/dashboard/transactions/${encodeURIComponent(aTx)}/operator`, ['operatorToken', 'action']],
     ];
     const statuses: string[] = [];
     for (const [path, fields] of posts) {
