@@ -49,8 +49,10 @@ function principalOf(req: FastifyRequest) {
 export function makePage(ctx: Ctx): Page {
   return async (req, reply, template, data) => {
     const me = principalOf(req);
-    const flash = req.session.get('flash');
-    if (flash) req.session.set('flash', undefined);
+    // A request refused before its session was read (an over-long URL) still gets its error page.
+    const session = (req as { session?: FastifyRequest['session'] }).session;
+    const flash = session?.get('flash');
+    if (flash) session?.set('flash', undefined);
     const can = (permission: Permission) => me?.permissions.has(permission) ?? false;
     const nowMs = me ? scopeNowMs(ctx, me) : ctx.clock.nowMs();
     reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
@@ -61,7 +63,7 @@ export function makePage(ctx: Ctx): Page {
       can,
       flash,
       navItems: NAV.filter((n) => !('sandboxOnly' in n) || me?.environment === 'sandbox'),
-      csrf: reply.generateCsrf(),
+      csrf: session ? reply.generateCsrf() : '',
       f: format,
       nowMs,
       path: req.url,

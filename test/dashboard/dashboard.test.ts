@@ -321,6 +321,18 @@ describe('dashboard over HTTP', () => {
       if (res.status < 400 || res.status >= 500) statuses.push(`GET ${path} → ${res.status}`);
       else assert.match(res.html, /<!doctype html>/, `${path} answers with a page`);
     }
+    assert.deepEqual(statuses, [], statuses.join('\n'));
+  });
+
+  it('answers malformed requests (an over-long URL, a forged cookie, a body not a form) without a 500', async () => {
+    const statuses: string[] = [];
+    const long = await fetch(`${server.baseUrl}/dashboard/transactions?customerId=${'x'.repeat(9000)}`);
+    if (long.status !== 414) statuses.push(`an over-long URL → ${long.status}`);
+    const forged = await fetch(`${server.baseUrl}/dashboard`, {
+      headers: { cookie: 'payouts_dashboard=bm90IGEgc2Vzc2lvbg%3D%3D%3Bbm9uY2U%3D' },
+      redirect: 'manual',
+    });
+    if (forged.status !== 303) statuses.push(`a cookie this server did not seal → ${forged.status}`);
     const json = await fetch(`${server.baseUrl}/dashboard/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
