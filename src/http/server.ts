@@ -18,6 +18,7 @@ import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 import { registerOpenApi } from './openapi.ts';
+import { dashboard } from '../dashboard/index.ts';
 import { namingUnknownFields } from './validation.ts';
 
 export interface HttpOptions {
@@ -282,6 +283,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     { prefix: `/${API_VERSION}` },
   );
   await app.register(operatorRoutes(services), { prefix: '/operator' });
+  await app.register(dashboard(services), { prefix: '/dashboard' });
 
   return app;
 }

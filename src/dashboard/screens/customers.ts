@@ -1,0 +1,44 @@
+// Customers: a paged list and one customer with their internal and external accounts.
+import type { FastifyInstance } from 'fastify';
+import { fieldsOf, text } from '../form.ts';
+import { need, type Screens } from '../render.ts';
+
+const hide = { schema: { hide: true } };
+
+export function customerScreens(app: FastifyInstance, { services, page }: Screens): void {
+  const { customers, internalAccounts, externalAccounts } = services;
+
+  app.get('/customers', hide, async (req, reply) => {
+    need(req, 'VIEW');
+    const q = fieldsOf(req.query);
+    const platformCustomerId = text(q, 'platformCustomerId', false, 200);
+    const cursor = text(q, 'cursor', false, 500);
+    const list = await customers.list(req.principal, { platformCustomerId }, { limit: 25, cursor, order: 'desc' });
+    const next = new URLSearchParams(platformCustomerId ? { platformCustomerId } : {});
+    if (list.nextCursor) next.set('cursor', list.nextCursor);
+    return page(req, reply, 'customers', {
+      title: 'Customers',
+      nav: 'customers',
+      customers: list,
+      platformCustomerId,
+      nextUrl: list.nextCursor ? `/dashboard/customers?${next.toString()}` : undefined,
+    });
+  });
+
+  app.get('/customers/:id', hide, async (req, reply) => {
+    need(req, 'VIEW');
+    const scope = req.principal;
+    const customer = await customers.get(scope, text(fieldsOf(req.params), 'id', true, 200) as string);
+    const [internal, external] = await Promise.all([
+      internalAccounts.listCustomerAccounts(scope, { customerId: customer.id }, { limit: 100, order: 'asc' }),
+      externalAccounts.listCustomerAccounts(scope, { customerId: customer.id }, { limit: 100, order: 'asc' }),
+    ]);
+    return page(req, reply, 'customer', {
+      title: `Customer ${customer.id}`,
+      nav: 'customers',
+      customer,
+      internal: internal.data,
+      external: external.data,
+    });
+  });
+}

@@ -1,0 +1,164 @@
+// Read-only summaries for the dashboard: what the API spreads over many calls (or does not expose, such
+// as a payment's ledger postings), gathered per scope. Every query names the scope's platform and
+// environment, so no screen can show another tenant's rows.
+import { iso } from '../domain/clock.ts';
+import type { Ctx, Scope } from '../context.ts';
+
+export interface PostingLine {
+  entryId: string;
+  kind: string;
+  createdAt: string;
+  line: number;
+  accountId: string;
+  /** CUSTOMER, PLATFORM, SETTLEMENT, IN_FLIGHT…: what the account is, for a reader. */
+  accountKind: string | null;
+  currency: string;
+  /** Smallest unit; positive credits the account. */
+  amount: bigint;
+}
+
+export interface CurrencyTotal {
+  currency: string;
+  count: number;
+  amount: bigint;
+}
+
+/** One day of payments by outcome, in the scope's time (UTC days). */
+export interface DayVolume {
+  day: string;
+  completed: number;
+  failed: number;
+  open: number;
+}
+
+const OPEN = ['PENDING', 'PROCESSING'] as const;
+const FAILED = ['FAILED', 'REJECTED', 'EXPIRED'] as const;
+const DAY_MS = 86_400_000;
+/** A chart needs shapes, not every row: past this many payments in the window the oldest are left out. */
+const MAX_CHART_ROWS = 20_000;
+
+/** Sums and counts come back as number, bigint or numeric text depending on the engine. */
+const big = (value: string | number | bigint | null | undefined): bigint => BigInt(value ?? 0);
+
+/** The journal entries that reference `reference` (a transaction id), one line per posting, oldest first. */
+async function postingsOf(ctx: Ctx, scope: Scope, reference: string): Promise<PostingLine[]> {
+  const rows = await ctx.store.db
+    .selectFrom('journal_entries')
+    .innerJoin('postings', 'postings.entry_id', 'journal_entries.id')
+    .leftJoin('ledger_accounts', 'ledger_accounts.id', 'postings.account_id')
+    .select([
+      'journal_entries.id as entryId',
+      'journal_entries.kind',
+      'journal_entries.created_at',
+      'postings.line',
+      'postings.account_id',
+      'ledger_accounts.kind as accountKind',
+      'postings.currency',
+      'postings.amount',
+    ])
+    .where('journal_entries.platform_id', '=', scope.platformId)
+    .where('journal_entries.environment', '=', scope.environment)
+    .where('journal_entries.reference', '=', reference)
+    .orderBy('journal_entries.created_at')
+    .orderBy('journal_entries.id')
+    .orderBy('postings.line')
+    .execute();
+  return rows.map((r) => ({
+    entryId: r.entryId,
+    kind: r.kind,
+    createdAt: iso(r.created_at),
+    line: Number(r.line),
+    accountId: r.account_id,
+    accountKind: r.accountKind,
+    currency: r.currency,
+    amount: big(r.amount),
+  }));
+}
+
+/** Payments not yet settled or failed, by the currency they were sent in. */
+async function inFlight(ctx: Ctx, scope: Scope): Promise<CurrencyTotal[]> {
+  const rows = await ctx.store.db
+    .selectFrom('transactions')
+    .select(['sent_currency', (eb) => eb.fn.countAll().as('count'), (eb) => eb.fn.sum('sent_amount').as('amount')])
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('status', 'in', OPEN)
+    .groupBy('sent_currency')
+    .orderBy('sent_currency')
+    .execute();
+  return rows.map((r) => ({ currency: r.sent_currency, count: Number(r.count), amount: big(r.amount) }));
+}
+
+/** What the platform's customers hold, by currency. */
+async function customerBalances(ctx: Ctx, scope: Scope): Promise<CurrencyTotal[]> {
+  const rows = await ctx.store.db
+    .selectFrom('ledger_accounts')
+    .select(['currency', (eb) => eb.fn.countAll().as('count'), (eb) => eb.fn.sum('balance').as('amount')])
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('kind', '=', 'CUSTOMER')
+    .groupBy('currency')
+    .orderBy('currency')
+    .execute();
+  return rows.map((r) => ({ currency: r.currency, count: Number(r.count), amount: big(r.amount) }));
+}
+
+/** Payments created in the `days` days up to `nowMs` (scope time), counted per UTC day and outcome. */
+async function dailyVolume(ctx: Ctx, scope: Scope, nowMs: number, days: number): Promise<DayVolume[]> {
+  const firstDay = Math.floor(nowMs / DAY_MS) - (days - 1);
+  const rows = await ctx.store.db
+    .selectFrom('transactions')
+    .select(['created_at', 'status'])
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('created_at', '>=', BigInt(firstDay * DAY_MS))
+    .orderBy('created_at', 'desc')
+    .limit(MAX_CHART_ROWS)
+    .execute();
+  const byDay: DayVolume[] = Array.from({ length: days }, (_, i) => ({
+    day: iso((firstDay + i) * DAY_MS).slice(0, 10),
+    completed: 0,
+    failed: 0,
+    open: 0,
+  }));
+  for (const row of rows) {
+    const slot = byDay[Math.floor(Number(row.created_at) / DAY_MS) - firstDay];
+    if (!slot) continue;
+    if (row.status === 'COMPLETED') slot.completed++;
+    else if ((FAILED as readonly string[]).includes(row.status)) slot.failed++;
+    else slot.open++;
+  }
+  return byDay;
+}
+
+/** Jobs of this scope waiting or running, and webhook events whose delivery gave up. */
+async function backlog(ctx: Ctx, scope: Scope): Promise<{ queuedJobs: number; failedDeliveries: number }> {
+  const { db } = ctx.store;
+  const jobs = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('status', 'in', ['pending', 'running'])
+    .executeTakeFirst();
+  const events = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('delivery_state', '=', 'FAILED')
+    .executeTakeFirst();
+  return { queuedJobs: Number(jobs?.count ?? 0), failedDeliveries: Number(events?.count ?? 0) };
+}
+
+export function makeOverviewService(ctx: Ctx) {
+  return {
+    postingsOf: (scope: Scope, reference: string) => postingsOf(ctx, scope, reference),
+    inFlight: (scope: Scope) => inFlight(ctx, scope),
+    customerBalances: (scope: Scope) => customerBalances(ctx, scope),
+    dailyVolume: (scope: Scope, nowMs: number, days: number) => dailyVolume(ctx, scope, nowMs, days),
+    backlog: (scope: Scope) => backlog(ctx, scope),
+  };
+}
+
+export type OverviewService = ReturnType<typeof makeOverviewService>;
