@@ -53,18 +53,16 @@ export async function createWorkspace(ctx: Ctx, name: string | undefined): Promi
   return { platformId: created.platformId, name: label, ...created.sandbox };
 }
 
+/** The ids the scope-less child tables (postings, webhook attempts) hang from, as subqueries of this scope. */
+function idsOfChildTables(trx: Tx, { platformId, environment }: Scope) {
+  const ofScope = (table: 'journal_entries' | 'events') =>
+    trx.selectFrom(table).select('id').where('platform_id', '=', platformId).where('environment', '=', environment);
+  return { entries: ofScope('journal_entries'), events: ofScope('events') };
+}
+
 async function deleteScoped(trx: Tx, scope: Scope, keepPlatformAccounts: boolean): Promise<number> {
   const { platformId, environment } = scope;
-  const entries = trx
-    .selectFrom('journal_entries')
-    .select('id')
-    .where('platform_id', '=', platformId)
-    .where('environment', '=', environment);
-  const events = trx
-    .selectFrom('events')
-    .select('id')
-    .where('platform_id', '=', platformId)
-    .where('environment', '=', environment);
+  const { entries, events } = idsOfChildTables(trx, scope);
   let deleted = 0;
   const count = (result: { numDeletedRows: bigint }) => {
     deleted += Number(result.numDeletedRows);
@@ -125,16 +123,7 @@ async function readRows(trx: Tx, scope: Scope): Promise<Rows> {
       .where('environment', '=', environment)
       .execute();
   }
-  const entryIds = trx
-    .selectFrom('journal_entries')
-    .select('id')
-    .where('platform_id', '=', platformId)
-    .where('environment', '=', environment);
-  const eventIds = trx
-    .selectFrom('events')
-    .select('id')
-    .where('platform_id', '=', platformId)
-    .where('environment', '=', environment);
+  const { entries: entryIds, events: eventIds } = idsOfChildTables(trx, scope);
   rows.postings = await trx.selectFrom('postings').selectAll().where('entry_id', 'in', entryIds).execute();
   rows.webhook_attempts = await trx
     .selectFrom('webhook_attempts')
