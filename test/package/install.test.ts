@@ -75,6 +75,10 @@ describe('the packed package', { skip }, () => {
         200,
         `GET /customers with the first-start credentials: ${JSON.stringify(listed.body)}`,
       );
+      // What the compiler does not emit ships too: the dashboard's templates and its stylesheet.
+      const signIn = await fetch(`${server.baseUrl}/dashboard/sign-in`);
+      assert.equal(signIn.status, 200, 'the dashboard renders its sign-in page');
+      assert.equal((await fetch(`${server.baseUrl}/docs`)).status, 200, 'the API reference is served');
     } finally {
       await server.stop();
     }
