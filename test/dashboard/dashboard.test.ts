@@ -263,6 +263,41 @@ describe('dashboard over HTTP', () => {
     assert.equal(inSandbox.status, 403, "the sandbox's rail decides sandbox payments");
   });
 
+  it('activates a production account waiting for review with the operator token, and only with it', async () => {
+    const customerId = (await a.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'op-2' }))
+      .body.id as string;
+    const bank = (
+      await a.prod.post('/customers/external-accounts', {
+        customerId,
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT',
+          accountNumber: '000123456777',
+          routingNumber: '021000021',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Review Me' },
+        },
+      })
+    ).body.id as string;
+    const statusOf = async () => (await a.prod.get(`/customers/external-accounts/${bank}`)).body.status as string;
+    assert.equal(await statusOf(), 'PENDING', 'production accounts wait for review');
+    const page = `/dashboard/customers/${encodeURIComponent(customerId)}`;
+    const activate = `${page}/accounts/${encodeURIComponent(bank)}/activate`;
+    const production = await signedIn(server, a.production);
+    assert.match((await production.get(page)).html, /Activate as operator/, 'the pending account offers the form');
+    const wrong = await production.post(activate, { operatorToken: 'x'.repeat(64) });
+    assert.equal(wrong.status, 401, 'a wrong operator token is refused');
+    assert.equal(await statusOf(), 'PENDING');
+    const beta = await signedIn(server, b.production);
+    await beta.get('/dashboard');
+    const foreign = await beta.post(activate, { operatorToken: OPERATOR_TOKEN });
+    assert.equal(foreign.status, 404, "another platform's session cannot reach it, operator token or not");
+    await production.get(page);
+    const done = await production.post(activate, { operatorToken: OPERATOR_TOKEN });
+    assert.equal(done.status, 303, done.html.slice(0, 300));
+    assert.equal(await statusOf(), 'ACTIVE', 'activated');
+    assert.doesNotMatch((await production.get(page)).html, /Activate as operator/, 'nothing left to review');
+  });
+
   it('answers bad input on every form and filter with a 4xx page, never a 500', async () => {
     const alpha = await signedIn(server, a.sandbox);
     const junk = [
@@ -287,6 +322,7 @@ describe('dashboard over HTTP', () => {
       ['/dashboard/webhooks/config', ['webhookEndpoint', 'webhookEnvelope']],
       ['/dashboard/sign-in', ['tokenId', 'clientSecret']],
       [`/dashboard/transactions/${encodeURIComponent(aTx)}/operator`, ['operatorToken', 'action']],
+      ['/dashboard/customers/Customer:x/accounts/ExternalAccount:y/activate', ['operatorToken']],
     ];
     const statuses: string[] = [];
     for (const [path, fields] of posts) {

@@ -1,7 +1,10 @@
-// Customers: a paged list and one customer with their internal and external accounts.
+// Customers: a paged list and one customer with their internal and external accounts; the operator
+// activates an external account waiting for review.
 import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../domain/errors.ts';
 import { fieldsOf, text } from '../form.ts';
-import { need, type Screens } from '../render.ts';
+import { operatorEnabled, requireOperator } from '../operator.ts';
+import { done, need, type Screens } from '../render.ts';
 
 const hide = { schema: { hide: true } };
 
@@ -39,6 +42,25 @@ export function customerScreens(app: FastifyInstance, { services, page }: Screen
       customer,
       internal: internal.data,
       external: external.data,
+      operator: operatorEnabled(services),
     });
+  });
+
+  // The operator's review of a production account (what `payouts accounts activate` does).
+  app.post('/customers/:id/accounts/:accountId/activate', hide, async (req, reply) => {
+    const params = fieldsOf(req.params);
+    const customerId = text(params, 'id', true, 200) as string;
+    const accountId = text(params, 'accountId', true, 200) as string;
+    requireOperator(services, fieldsOf(req.body));
+    // Only an account of this customer, seen through the signed-in platform's own scope.
+    const account = await externalAccounts.get(req.principal, accountId, 'any');
+    if (account.customerId !== customerId) throw notFound('External account', accountId);
+    const activated = await externalAccounts.activate(account.id);
+    return done(
+      req,
+      reply,
+      `/dashboard/customers/${encodeURIComponent(customerId)}`,
+      `${activated.id} is ${activated.status}.`,
+    );
   });
 }

@@ -1,12 +1,12 @@
 // Transactions: a filtered, keyset-paged list, and one payment with its timeline, ledger postings, quote,
 // webhook events with every delivery attempt, and the raw JSON.
 import type { FastifyInstance } from 'fastify';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../domain/errors.ts';
 import type { TransactionStatus } from '../../domain/transactions.ts';
 import type { Principal } from '../../services/tokens.ts';
-import { backTo, choice, day, type Fields, fieldsOf, requiredText, text } from '../form.ts';
+import { backTo, choice, day, type Fields, fieldsOf, text } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
+import { operatorEnabled, requireOperator } from '../operator.ts';
 
 export const STATUSES: readonly TransactionStatus[] = [
   'PENDING',
@@ -20,8 +20,6 @@ const TYPES = ['OUTGOING', 'INCOMING'] as const;
 const PAGE_SIZE = 25;
 const DAY_MS = 86_400_000;
 
-/** Fixed-length digests, so comparing the operator token leaks neither its length nor a prefix. */
-const digest = (value: string) => createHash('sha256').update(value).digest();
 const hide = { schema: { hide: true } };
 
 /** The id in a path, as text of a sane length (an id this long is in no table). */
@@ -100,8 +98,7 @@ export function transactionScreens(app: FastifyInstance, screens: Screens): void
       postings,
       quote,
       // What the service accepts: not yet with its rail (PENDING), or held by the production connector.
-      operator:
-        Boolean(services.ctx.config.operatorToken) && tx.status === 'PROCESSING' && scope.environment === 'production',
+      operator: operatorEnabled(services) && tx.status === 'PROCESSING' && scope.environment === 'production',
       cancellable:
         tx.type === 'OUTGOING' &&
         (tx.status === 'PENDING' || (tx.status === 'PROCESSING' && scope.environment === 'production')),
@@ -129,12 +126,8 @@ function transactionActions(app: FastifyInstance, { services }: Screens): void {
   // The production connector's held payments are settled or failed by the operator, whose credential
   // (OPERATOR_TOKEN) the form asks for: a platform's token alone never moves them.
   app.post('/transactions/:id/operator', hide, async (req, reply) => {
-    const expected = services.ctx.config.operatorToken;
-    if (!expected) throw new AppError('FORBIDDEN', 'Operator actions are off: the server has no OPERATOR_TOKEN');
     const form = fieldsOf(req.body);
-    const given = requiredText(form, 'operatorToken', 300);
-    if (!timingSafeEqual(digest(given), digest(expected)))
-      throw new AppError('UNAUTHORIZED', 'That is not the operator token');
+    requireOperator(services, form);
     if (req.principal.environment !== 'production')
       throw new AppError('FORBIDDEN', "The sandbox's rail decides its payments; the operator settles production ones");
     const action = choice(form, 'action', ['settle', 'fail'] as const, true);
