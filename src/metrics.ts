@@ -84,10 +84,10 @@ function endpointLabel(url: string): string {
 /**
  * What an operator watches besides the process: money on its way out, how long the oldest payment has
  * waited, failing webhook receivers. Read from the database at scrape time, so every process reports the
- * whole installation; each query reads one small partial index (migration 010_operator_metrics).
+ * whole installation; each query reads one small partial index (migration 012_operator_metrics).
  */
 function businessMetrics(store: Store, registry: Registry): void {
-  const unsettled = () =>
+  const readUnsettled = () =>
     store.db
       .selectFrom('transactions')
       .select([
@@ -101,6 +101,10 @@ function businessMetrics(store: Store, registry: Registry): void {
       .where(sql<boolean>`type = 'OUTGOING' and status in ('PENDING', 'PROCESSING')`)
       .groupBy(['environment', 'sent_currency'])
       .execute();
+  // Two gauges read the same rows: one query per scrape serves both.
+  let reading: ReturnType<typeof readUnsettled> | undefined;
+  const forget = () => void (reading = undefined);
+  const unsettled = () => (reading ??= readUnsettled().finally(forget));
   new Gauge({
     name: 'payouts_money_in_flight',
     help: 'Outgoing payments not yet settled (PENDING, PROCESSING): sum in minor units, by environment and currency',

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../domain/secrets.ts';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError, invalidInput } from '../../domain/errors.ts';
@@ -34,15 +34,11 @@ const SettlementBody = Type.Object(
 /** A run over more payments than this asks for a filter `limit` of its own. */
 const DEFAULT_LIMIT = 1000;
 
-/** The token as a fixed-length digest, so comparing two never leaks the length or a prefix. */
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /** `Authorization: Bearer <OPERATOR_TOKEN>`: the operator's credential, never a platform's token. */
 function operatorAuth(token: string) {
-  const expected = digest(token);
   return async (request: FastifyRequest): Promise<void> => {
     const [scheme, given] = (request.headers.authorization ?? '').trim().split(/\s+/, 2);
-    if (scheme?.toLowerCase() !== 'bearer' || !given || !timingSafeEqual(digest(given), expected))
+    if (scheme?.toLowerCase() !== 'bearer' || !given || !sameSecret(given, token))
       throw new AppError('UNAUTHORIZED', 'The operator API takes Authorization: Bearer <OPERATOR_TOKEN>');
   };
 }

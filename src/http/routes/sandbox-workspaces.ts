@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../../domain/secrets.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { created, type Http } from '../http.ts';
@@ -53,12 +53,6 @@ const DOCS = {
   },
 };
 
-function sameKey(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** The SANDBOX_WORKSPACES rule, before anything is made. */
 function mayCreateWorkspace(services: Services, request: FastifyRequest): void {
   const { mode, adminKey } = services.ctx.config.sandboxWorkspaces;
@@ -68,7 +62,7 @@ function mayCreateWorkspace(services: Services, request: FastifyRequest): void {
   if (adminKey === undefined) {
     throw new AppError('FORBIDDEN', 'Workspaces need an admin key here, and the server has none (SANDBOX_ADMIN_KEY)');
   }
-  if (typeof given !== 'string' || !sameKey(given, adminKey)) {
+  if (typeof given !== 'string' || !sameSecret(given, adminKey)) {
     throw new AppError('FORBIDDEN', `Creating a workspace here needs the admin key in ${ADMIN_HEADER}`, {
       field: ADMIN_HEADER,
     });
