@@ -14,6 +14,23 @@ const OPERATOR_TOKEN = randomBytes(32).toString('hex');
 let skewMs = 0;
 const clock = { nowMs: () => Date.now() + skewMs };
 
+/** A production customer with a US bank account, still PENDING the operator's review. */
+async function pendingBankAccount(p: TestPlatform, platformCustomerId: string, accountNumber: string) {
+  const customerId = (await p.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId })).body
+    .id as string;
+  const created = await p.prod.post('/customers/external-accounts', {
+    customerId,
+    currency: 'USD',
+    accountInfo: {
+      accountType: 'USD_ACCOUNT',
+      accountNumber,
+      routingNumber: '021000021',
+      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Op User' },
+    },
+  });
+  return { customerId, bank: created.body.id as string };
+}
+
 async function signedIn(server: TestServer, creds: Credentials): Promise<DashboardClient> {
   const client = dashboardClient(server.baseUrl);
   await client.signIn(creds);
@@ -220,22 +237,9 @@ describe('dashboard over HTTP', () => {
   });
 
   it("settles a production connector's held payment with the operator token, and only with it", async () => {
-    const customerId = (await a.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'op-1' }))
-      .body.id as string;
+    const { customerId, bank } = await pendingBankAccount(a, 'op-1', '000123456002');
     const usd = (await a.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`)).body
       .data[0].id as string;
-    const bank = (
-      await a.prod.post('/customers/external-accounts', {
-        customerId,
-        currency: 'USD',
-        accountInfo: {
-          accountType: 'USD_ACCOUNT',
-          accountNumber: '000123456002',
-          routingNumber: '021000021',
-          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Op User' },
-        },
-      })
-    ).body.id as string;
     await server.app.services.externalAccounts.activate(bank);
     const pull = (
       await a.prod.post('/transfer-in', { source: { accountId: bank }, destination: { accountId: usd }, amount: 500 })
@@ -264,20 +268,7 @@ describe('dashboard over HTTP', () => {
   });
 
   it('activates a production account waiting for review with the operator token, and only with it', async () => {
-    const customerId = (await a.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'op-2' }))
-      .body.id as string;
-    const bank = (
-      await a.prod.post('/customers/external-accounts', {
-        customerId,
-        currency: 'USD',
-        accountInfo: {
-          accountType: 'USD_ACCOUNT',
-          accountNumber: '000123456777',
-          routingNumber: '021000021',
-          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Review Me' },
-        },
-      })
-    ).body.id as string;
+    const { customerId, bank } = await pendingBankAccount(a, 'op-2', '000123456777');
     const statusOf = async () => (await a.prod.get(`/customers/external-accounts/${bank}`)).body.status as string;
     assert.equal(await statusOf(), 'PENDING', 'production accounts wait for review');
     const page = `/dashboard/customers/${encodeURIComponent(customerId)}`;
