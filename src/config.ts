@@ -293,8 +293,11 @@ function loadRatesFile(path: string | undefined): RatesFile | undefined {
   }
 }
 
-/** The preset sandbox credentials, from the two variables or the file; the embedded database only. */
-function loadSandboxCredentials(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): Config['sandboxCredentials'] {
+/**
+ * Sandbox credentials from SANDBOX_TOKEN_ID/SANDBOX_CLIENT_SECRET or SANDBOX_CREDENTIALS_FILE, checked, or
+ * undefined when none is set. The server presets them (below); the CLI's API commands call with them.
+ */
+export function sandboxCredentialsOf(env: NodeJS.ProcessEnv): Config['sandboxCredentials'] {
   const file = read(env, 'SANDBOX_CREDENTIALS_FILE');
   let tokenId = read(env, 'SANDBOX_TOKEN_ID');
   let clientSecret = read(env, 'SANDBOX_CLIENT_SECRET');
@@ -313,14 +316,20 @@ function loadSandboxCredentials(env: NodeJS.ProcessEnv, databaseUrl: string | un
       `${missing} is not set: preset sandbox credentials need both SANDBOX_TOKEN_ID and SANDBOX_CLIENT_SECRET`,
     );
   }
-  if (databaseUrl) {
+  const uuid = tokenId.replace(/^Token:/, '').toLowerCase();
+  return { tokenId: `Token:${uuid}`, clientSecret };
+}
+
+/** The preset sandbox credentials, from the two variables or the file; the embedded database only. */
+function loadSandboxCredentials(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): Config['sandboxCredentials'] {
+  const preset = sandboxCredentialsOf(env);
+  if (preset && databaseUrl) {
     throw new ConfigError(
       'preset sandbox credentials (SANDBOX_TOKEN_ID, SANDBOX_CLIENT_SECRET, SANDBOX_CREDENTIALS_FILE) are for the ' +
         'embedded sandbox only, and DATABASE_URL is set: unset them, and create tokens with `payouts tokens create`',
     );
   }
-  const uuid = tokenId.replace(/^Token:/, '').toLowerCase();
-  return { tokenId: `Token:${uuid}`, clientSecret };
+  return preset;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;

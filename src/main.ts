@@ -1,5 +1,6 @@
 // The `payouts` command: parses the command line against the command table (cli/table.ts) and turns
 // every way a command can end into one exit code and, for an operator's mistake, one line on stderr.
+import { ApiRefused, ServerUnreachable } from './cli/api-client.ts';
 import { buildProgram, CommanderError, exitCodeOf, type ProgramOutcome } from './cli/program.ts';
 import { COMMANDS } from './cli/table.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -12,9 +13,10 @@ import { VERSION } from './version.ts';
 /** The exit code and the line an operator reads for a command that threw. */
 function report(err: unknown, config: Config | undefined): number {
   if (err instanceof CommanderError) return exitCodeOf(err); // commander has printed the message and usage
-  if (err instanceof AppError || err instanceof DataDirBusyError || err instanceof BackupError) {
+  const operatorInput = [AppError, DataDirBusyError, BackupError, ServerUnreachable, ApiRefused];
+  if (operatorInput.some((kind) => err instanceof kind)) {
     // A missing transaction or account, or one in the wrong state, is the operator's input, not a crash.
-    process.stderr.write(`payouts: ${err.message}\n`);
+    process.stderr.write(`payouts: ${(err as Error).message}\n`);
     return 1;
   }
   if (err instanceof ConfigError) {

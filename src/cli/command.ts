@@ -31,9 +31,10 @@ export interface CliCommand {
   options?: readonly CliOption[];
   /**
    * 'creates': may set the database up where there is none (serve, migrate, restore). 'uses': works on the
-   * server's existing database, and refuses to start where there is none.
+   * server's existing database, and refuses to start where there is none. 'none': talks to a running server
+   * over HTTP (api-client.ts) and reads no server configuration; its `config` must not be read.
    */
-  database: 'creates' | 'uses';
+  database: 'creates' | 'uses' | 'none';
   /** Writes to the database: says on stderr which database it used. */
   writes: boolean;
   /** The exit code; a server returns undefined and keeps the process running. */

@@ -4,6 +4,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { databaseLabel, loadConfig, type Config } from '../config.ts';
 import { GROUPS, type CliCommand } from './command.ts';
+import { present } from '../domain/assert.ts';
 
 /** A usage error raised by a command's own checks (exit code 2, like the parser's). */
 export const USAGE_ERROR = 'payouts.usage';
@@ -12,7 +13,7 @@ export interface ProgramOutcome {
   /** Set by the command that ran: its exit code, or undefined for a server that keeps running. */
   exitCode: number | undefined;
   /** The configuration the command ran with, for describing a failure to start. */
-  config?: Config;
+  config?: Config | undefined;
 }
 
 function configure(command: Command): Command {
@@ -54,11 +55,14 @@ function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome)
     const missing = (entry.options ?? []).find((o) => o.required && options[attributeOf(o.flags)] === undefined);
     if (missing) fail(`required option '${missing.flags}' not specified`);
     // Read the environment only now: `--help` and usage errors never touch (or create) a data folder.
-    const config = loadConfig(process.env, { existingDatabase: entry.database === 'uses' });
+    const config =
+      entry.database === 'none' ? undefined : loadConfig(process.env, { existingDatabase: entry.database === 'uses' });
     outcome.config = config;
-    if (entry.writes) process.stderr.write(`payouts: database: ${databaseLabel(config)}\n`);
+    if (entry.writes && config) process.stderr.write(`payouts: database: ${databaseLabel(config)}\n`);
     outcome.exitCode = await entry.run({
-      config,
+      get config() {
+        return present(config, `\`payouts ${entry.path.join(' ')}\` talks to a server and reads no server config`);
+      },
       args,
       options,
       fail,

@@ -1,0 +1,112 @@
+// The commands that drive a running sandbox over its HTTP API (trigger, fixtures, logs tail) share this
+// client: one set of options, one way to find the server and the credentials, one way to report a refusal.
+// They read no database and no server configuration, so they work from any folder and against any host.
+import { API_VERSION } from '../http/http.ts';
+import { ConfigError, sandboxCredentialsOf } from '../config.ts';
+import { stringOption, type CliInput, type CliOption } from './command.ts';
+
+export const API_OPTIONS: readonly CliOption[] = [
+  {
+    flags: '--url <url>',
+    description: 'the running server (default PAYOUTS_URL, else http://127.0.0.1:PORT with PORT 8080 when unset)',
+  },
+  { flags: '--token-id <id>', description: 'sandbox token id (default SANDBOX_TOKEN_ID or SANDBOX_CREDENTIALS_FILE)' },
+  { flags: '--client-secret <secret>', description: 'its secret (default SANDBOX_CLIENT_SECRET)' },
+];
+
+export interface ApiAnswer {
+  status: number;
+  /** The parsed JSON body, or undefined for an empty one. */
+  body: unknown;
+  headers: Headers;
+}
+
+export interface ApiRequest {
+  method: string;
+  /** Under the API's base path: '/customers', '/sandbox/trigger?x=1'. */
+  path: string;
+  body?: unknown;
+  idempotencyKey?: string;
+}
+
+export interface ApiClient {
+  /** The API's base URL: http://127.0.0.1:8080/2025-10-13. */
+  readonly baseUrl: string;
+  call(request: ApiRequest): Promise<ApiAnswer>;
+}
+
+/** Raised when the server cannot be reached: the command says so and exits 1. */
+export class ServerUnreachable extends Error {
+  override name = 'ServerUnreachable';
+}
+
+/** The server refused a request: the command prints the status, the error code and its message, and exits 1. */
+export class ApiRefused extends Error {
+  override name = 'ApiRefused';
+  constructor(
+    readonly request: ApiRequest,
+    readonly answer: ApiAnswer,
+  ) {
+    const error = (answer.body ?? {}) as { code?: unknown; message?: unknown; details?: unknown };
+    const details = error.details === undefined ? '' : ` ${JSON.stringify(error.details)}`;
+    super(
+      `${request.method} ${request.path}: ${answer.status} ${String(error.code)}: ${String(error.message)}${details}`,
+    );
+  }
+}
+
+/** The answer when its status is 2xx; ApiRefused otherwise. */
+export function expectOk(request: ApiRequest, answer: ApiAnswer): ApiAnswer {
+  if (answer.status >= 200 && answer.status < 300) return answer;
+  throw new ApiRefused(request, answer);
+}
+
+/** The client for a command's options and environment; a usage error when the credentials are missing. */
+export function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.env): ApiClient {
+  const server = (stringOption(input.options, 'url') ?? env.PAYOUTS_URL ?? `http://127.0.0.1:${env.PORT || 8080}`)
+    .trim()
+    .replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(server)) input.fail(`--url takes an http(s) address such as http://127.0.0.1:8080`);
+  const baseUrl = server.endsWith(`/${API_VERSION}`) ? server : `${server}/${API_VERSION}`;
+  const flagId = stringOption(input.options, 'tokenId');
+  const flagSecret = stringOption(input.options, 'clientSecret');
+  let credentials: { tokenId: string; clientSecret: string } | undefined;
+  try {
+    credentials = sandboxCredentialsOf({
+      ...env,
+      ...(flagId !== undefined ? { SANDBOX_TOKEN_ID: flagId, SANDBOX_CREDENTIALS_FILE: undefined } : {}),
+      ...(flagSecret !== undefined ? { SANDBOX_CLIENT_SECRET: flagSecret, SANDBOX_CREDENTIALS_FILE: undefined } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) input.fail(err.message);
+    throw err;
+  }
+  if (!credentials) {
+    return input.fail(
+      'no credentials: pass --token-id and --client-secret, or set SANDBOX_TOKEN_ID and SANDBOX_CLIENT_SECRET ' +
+        '(or SANDBOX_CREDENTIALS_FILE)',
+    );
+  }
+  const authorization = `Basic ${Buffer.from(`${credentials.tokenId}:${credentials.clientSecret}`).toString('base64')}`;
+  return {
+    baseUrl,
+    async call({ method, path, body, idempotencyKey }) {
+      const headers: Record<string, string> = { authorization, accept: 'application/json' };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+      let response: Response;
+      try {
+        response = await fetch(`${baseUrl}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? null : JSON.stringify(body),
+        });
+      } catch (err) {
+        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+        throw new ServerUnreachable(`no server answers at ${server} (${cause}): start one with \`payouts serve\``);
+      }
+      const text = await response.text();
+      return { status: response.status, body: text === '' ? undefined : JSON.parse(text), headers: response.headers };
+    },
+  };
+}
