@@ -2,6 +2,7 @@
 // (see command.ts for what an entry says); the parser, --help and the exit codes come with it.
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
+import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
@@ -17,4 +18,5 @@ export const COMMANDS: readonly CliCommand[] = [
   ...settlementCommands,
   ...backupCommands,
   ...keyCommands,
+  fixturesCommand,
 ];

@@ -20,7 +20,7 @@ export interface RequestIdentity {
 }
 
 /** Key order does not change what a request means, so it does not change its hash either. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)
