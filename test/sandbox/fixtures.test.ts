@@ -24,6 +24,14 @@ interface Workspace {
 
 type Answers = Record<string, { id?: string; status?: string; [field: string]: unknown }>;
 
+/** A step that creates a customer with this platformCustomerId. */
+const customer = (name: string, id: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  method: 'POST',
+  path: '/customers',
+  body: { customerType: 'INDIVIDUAL', platformCustomerId: id, ...extra },
+});
+
 /** The text of one fenced block (```sh, ```json) of the README's fixtures section. */
 function readmeBlock(language: string): string {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -190,12 +198,7 @@ describe(`payouts fixtures (${engine})`, () => {
     const w = await workspace();
     const file = fileOf('bad', {
       fixtures: [
-        {
-          name: 'customer',
-          method: 'POST',
-          path: '/customers',
-          body: { customerType: 'INDIVIDUAL', platformCustomerId: 'bad-1' },
-        },
+        customer('customer', 'bad-1'),
         { name: 'bank', method: 'FETCH', path: 'customers', color: 'red' },
         { name: 'list', method: 'GET', path: '/customers', body: {} },
       ],
@@ -218,12 +221,6 @@ describe(`payouts fixtures (${engine})`, () => {
 
   it('an unknown step or unset variable is found before sending; a missing answer path stops there', async () => {
     const w = await workspace();
-    const customer = (name: string, id: string, extra: Record<string, unknown> = {}) => ({
-      name,
-      method: 'POST',
-      path: '/customers',
-      body: { customerType: 'INDIVIDUAL', platformCustomerId: id, ...extra },
-    });
     const unknownStep = fileOf('unknown-step', {
       fixtures: [customer('first', 'unknown-1'), customer('second', 'unknown-2', { fullName: '${frist:fullName}' })],
     });
@@ -270,12 +267,7 @@ describe(`payouts fixtures (${engine})`, () => {
     const w = await workspace();
     const file = fileOf('refused', {
       fixtures: [
-        {
-          name: 'customer',
-          method: 'POST',
-          path: '/customers',
-          body: { customerType: 'INDIVIDUAL', platformCustomerId: 'refused-1' },
-        },
+        customer('customer', 'refused-1'),
         {
           name: 'bank',
           method: 'POST',
@@ -291,12 +283,7 @@ describe(`payouts fixtures (${engine})`, () => {
             },
           },
         },
-        {
-          name: 'later',
-          method: 'POST',
-          path: '/customers',
-          body: { customerType: 'INDIVIDUAL', platformCustomerId: 'refused-2' },
-        },
+        customer('later', 'refused-2'),
       ],
     });
     const result = await fixtures(w, [file]);
