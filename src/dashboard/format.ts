@@ -67,13 +67,17 @@ export function tone(status: string | null | undefined): string {
     case 'COMPLETED':
     case 'DELIVERED':
     case 'ACTIVE':
+    case 'APPROVED':
       return 'ok';
     case 'FAILED':
     case 'REJECTED':
     case 'EXPIRED':
+    case 'RESOLVE_ERRORS':
       return 'bad';
     case 'PENDING':
     case 'PROCESSING':
+    case 'IN_PROGRESS':
+    case 'PENDING_MANUAL_REVIEW':
       return 'wait';
     default:
       return 'muted';
@@ -99,5 +103,28 @@ export function when(value: string | number | null | undefined, nowMs: number): 
   );
 }
 
-export const format = { money, amountOf, utc, relative, json, tone, when };
+/** `4:05` left until `value` (`1:02:03` past an hour), or `expired`: a quote's countdown, as text. */
+export function remaining(value: string | number, nowMs: number): string {
+  const left = Math.floor((new Date(value).getTime() - nowMs) / 1000);
+  if (Number.isNaN(left)) return '';
+  if (left <= 0) return 'expired';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const [h, m, sec] = [Math.floor(left / 3600), Math.floor((left % 3600) / 60), left % 60];
+  return h > 0 ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
+}
+
+/**
+ * A countdown to `value` (HTML, escaped here): the server writes what is left now, and the page's script
+ * ticks it every second while the page is open (it works without the script, frozen at load time).
+ */
+export function countdown(value: string | number | null | undefined, nowMs: number): string {
+  if (value === null || value === undefined || value === '') return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const left = remaining(value, nowMs);
+  const label = left === 'expired' ? 'expired' : `${left} left`;
+  return `<span class="countdown" data-until="${escapeHtml(date.toISOString())}">${escapeHtml(label)}</span>`;
+}
+
+export const format = { money, amountOf, utc, relative, json, tone, when, countdown };
 export type Format = typeof format;

@@ -1,27 +1,54 @@
 import { sql } from 'kysely';
 import { eventTypeOf } from '../domain/transactions.ts';
 import type { Store } from '../store/db.ts';
+import type { Scope } from '../context.ts';
 
 export interface Violation {
   invariant: string;
   detail: string;
 }
 
+/** One platform environment, for a check of its own accounts and entries only. */
+export type LedgerScope = Pick<Scope, 'platformId' | 'environment'>;
+
 /**
- * Checks the ledger's invariants over the whole database (every platform and environment):
+ * Checks the ledger's invariants over the whole database (every platform and environment): those of
+ * verifyPostings, then every transaction against the ledger and the event log (verifyTransactions).
+ */
+export async function verifyLedger(store: Store): Promise<Violation[]> {
+  return [...(await verifyPostings(store)), ...(await verifyTransactions(store))];
+}
+
+/**
+ * The posting and balance invariants, over the whole ledger or, given a scope, over that platform
+ * environment's journal entries and accounts only (what its dashboard shows):
  * - every journal entry nets to zero in each currency;
  * - a posting's currency is its account's currency;
  * - every stored balance equals the sum of its account's postings;
- * - no stored balance is negative.
+ * - no stored balance is negative (CUSTOMER and PLATFORM accounts keep one; system accounts keep 0).
+ * A scoped check reads the scope's entries through journal_entries_scope and its balances' postings through
+ * postings_account, so its cost follows the size of that scope, not of the database.
  * Sums are cast to bigint so PostgreSQL returns int8 (not numeric) and both engines compare exactly.
  */
-export async function verifyLedger(store: Store): Promise<Violation[]> {
+export async function verifyPostings(store: Store, scope?: LedgerScope): Promise<Violation[]> {
+  return [...(await verifyEntries(store, scope)), ...(await verifyBalances(store, scope))];
+}
+
+/** Entries net to zero per currency, and post in their accounts' currencies (see verifyPostings). */
+async function verifyEntries(store: Store, scope?: LedgerScope): Promise<Violation[]> {
   const { db } = store;
   const violations: Violation[] = [];
+  const entriesOfScope = (s: LedgerScope) =>
+    db
+      .selectFrom('journal_entries')
+      .select('journal_entries.id')
+      .where('journal_entries.platform_id', '=', s.platformId)
+      .where('journal_entries.environment', '=', s.environment);
 
   const unbalanced = await db
     .selectFrom('postings')
     .select(['entry_id', 'currency', sql<bigint>`cast(sum(amount) as bigint)`.as('total')])
+    .$if(scope !== undefined, (q) => q.where('postings.entry_id', 'in', entriesOfScope(scope!)))
     .groupBy(['entry_id', 'currency'])
     .having(sql`sum(amount)`, '<>', 0)
     .execute();
@@ -42,6 +69,7 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
       'ledger_accounts.currency as account_currency',
     ])
     .whereRef('postings.currency', '<>', 'ledger_accounts.currency')
+    .$if(scope !== undefined, (q) => q.where('postings.entry_id', 'in', entriesOfScope(scope!)))
     .execute();
   for (const r of wrongCurrency) {
     violations.push({
@@ -50,20 +78,38 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
     });
   }
 
-  const mismatched = await db
+  return violations;
+}
+
+/** Stored balances equal their postings' sum and are not negative (see verifyPostings). */
+async function verifyBalances(store: Store, scope?: LedgerScope): Promise<Violation[]> {
+  const { db } = store;
+  const violations: Violation[] = [];
+  // A sum per account, through postings_account: a join on one grouped subquery lets PostgreSQL read every
+  // posting of the database for a scope that holds a handful.
+  const sums = db
     .selectFrom('ledger_accounts')
-    .leftJoin(
-      db
-        .selectFrom('postings')
-        .select(['account_id', sql<bigint>`cast(sum(amount) as bigint)`.as('total')])
-        .groupBy('account_id')
-        .as('sums'),
-      'sums.account_id',
+    .select([
       'ledger_accounts.id',
-    )
-    .select(['ledger_accounts.id', 'ledger_accounts.balance', 'sums.total'])
+      'ledger_accounts.balance',
+      (eb) =>
+        eb
+          .selectFrom('postings')
+          .select(sql<bigint>`cast(coalesce(sum(postings.amount), 0) as bigint)`.as('sum'))
+          .whereRef('postings.account_id', '=', 'ledger_accounts.id')
+          .as('total'),
+    ])
     .where('ledger_accounts.kind', 'in', ['CUSTOMER', 'PLATFORM'])
-    .where((eb) => eb('ledger_accounts.balance', '<>', eb.fn.coalesce('sums.total', sql<bigint>`cast(0 as bigint)`)))
+    .$if(scope !== undefined, (q) =>
+      q
+        .where('ledger_accounts.platform_id', '=', scope!.platformId)
+        .where('ledger_accounts.environment', '=', scope!.environment),
+    )
+    .as('sums');
+  const mismatched = await db
+    .selectFrom(sums)
+    .selectAll()
+    .where((eb) => eb('sums.balance', '<>', eb.ref('sums.total')))
     .execute();
   for (const r of mismatched) {
     violations.push({
@@ -72,11 +118,16 @@ export async function verifyLedger(store: Store): Promise<Violation[]> {
     });
   }
 
-  const negative = await db.selectFrom('ledger_accounts').select(['id', 'balance']).where('balance', '<', 0n).execute();
+  const negative = await db
+    .selectFrom('ledger_accounts')
+    .select(['id', 'balance'])
+    .where('balance', '<', 0n)
+    .$if(scope !== undefined, (q) =>
+      q.where('platform_id', '=', scope!.platformId).where('environment', '=', scope!.environment),
+    )
+    .execute();
   for (const r of negative)
     violations.push({ invariant: 'non-negative-balance', detail: `account ${r.id} has balance ${r.balance}` });
-
-  violations.push(...(await verifyTransactions(store)));
   return violations;
 }
 

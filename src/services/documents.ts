@@ -206,7 +206,7 @@ async function get(deps: DocumentDeps, scope: Scope, id: string): Promise<Docume
 async function list(
   deps: DocumentDeps,
   scope: Scope,
-  filters: { documentHolder?: string | undefined },
+  filters: { documentHolder?: string | undefined; customerId?: string | undefined },
   page: PageRequest,
 ): Promise<Page<Document>> {
   const { ctx } = deps;
@@ -214,6 +214,8 @@ async function list(
   const { db } = store;
   let q = scopedDocuments(db, scope);
   if (filters.documentHolder !== undefined) q = q.where('documents.holder_id', '=', filters.documentHolder);
+  // The customer's own documents and its beneficial owners' (the dashboard's customer page).
+  if (filters.customerId !== undefined) q = q.where('documents.customer_id', '=', filters.customerId);
   return mapPage(await keysetPage<DocumentsTable>(q, 'documents', page), toDocument);
 }
 

@@ -26,6 +26,7 @@ import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
 import { makeVerificationService } from './verifications.ts';
 import { forgetExpiredKeys } from './idempotency.ts';
+import { checkDueLedgers, LEDGER_CHECK_PASS_EVERY_MS } from '../ledger/checks.ts';
 
 /** How often each worker process purges expired idempotency keys. */
 const IDEMPOTENCY_PURGE_EVERY_MS = 15 * 60_000;
@@ -61,6 +62,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   const documentFiles = makeDocumentFileStore(ctx.config.dataDir);
   worker.register('invitation.expire', (payload, _job, scope) => invitations.expire(payload, scope));
   worker.every(IDEMPOTENCY_PURGE_EVERY_MS, () => forgetExpiredKeys(ctx));
+  // Each platform environment's ledger check, for its dashboard (see ledger/checks.ts for why not on demand).
+  worker.every(LEDGER_CHECK_PASS_EVERY_MS, () => checkDueLedgers(ctx));
   const webhooks = makeWebhookService(ctx, worker, log, random);
   return {
     ctx,

@@ -1,8 +1,10 @@
 // Read-only summaries for the dashboard: what the API spreads over many calls (or does not expose, such
 // as a payment's ledger postings), gathered per scope. Every query names the scope's platform and
-// environment, so no screen can show another tenant's rows.
+// environment, so no screen can show another tenant's rows. The one write is the ledger check's record of
+// itself (ledger/checks.ts).
 import { iso } from '../domain/clock.ts';
 import type { Ctx, Scope } from '../context.ts';
+import { checkLedgerNow, lastLedgerCheck } from '../ledger/checks.ts';
 
 export interface PostingLine {
   entryId: string;
@@ -158,6 +160,10 @@ export function makeOverviewService(ctx: Ctx) {
     customerBalances: (scope: Scope) => customerBalances(ctx, scope),
     dailyVolume: (scope: Scope, nowMs: number, days: number) => dailyVolume(ctx, scope, nowMs, days),
     backlog: (scope: Scope) => backlog(ctx, scope),
+    /** The scope's last ledger check (posting and balance invariants), undefined before the first. */
+    lastLedgerCheck: (scope: Scope) => lastLedgerCheck(ctx.store, scope),
+    /** Checks the scope's ledger now and records it; undefined when a check of it is already running. */
+    checkLedgerNow: (scope: Scope) => checkLedgerNow(ctx, scope),
   };
 }
 

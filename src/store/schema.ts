@@ -134,6 +134,25 @@ export interface WebhookAttemptsTable {
   error: string | null;
   /** The first 1 KB of the answer, as text. */
   response_body: string | null;
+  /** The headers sent, as a JSON object (signatures included: they are not secrets); null before 019. */
+  request_headers: string | null;
+  /** The exact body sent, as text; null before 019. */
+  request_body: string | null;
+}
+
+/** The last ledger check of one platform environment (ledger/checks.ts). Times are wall-clock ms. */
+export interface LedgerChecksTable {
+  platform_id: string;
+  environment: Environment;
+  /** When the check now running (or the last one) began; a second checker leaves a fresh one alone. */
+  started_at: bigint;
+  /** When the last finished check finished; null until one has. */
+  checked_at: bigint | null;
+  duration_ms: bigint | null;
+  /** How many journal entries the last check read. */
+  entries: bigint | null;
+  /** JSON array of {invariant, detail}: empty when the ledger balanced. */
+  violations: string | null;
 }
 
 export type SigningAlgorithm = 'ECDSA_P256' | 'ED25519';
@@ -421,4 +440,5 @@ export interface Database {
   webhook_keys: WebhookKeysTable;
   server_settings: ServerSettingsTable;
   sandbox_snapshots: SandboxSnapshotsTable;
+  ledger_checks: LedgerChecksTable;
 }

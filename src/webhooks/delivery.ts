@@ -46,6 +46,10 @@ export interface WebhookAttempt {
   latencyMs: number;
   error: string | null;
   responseBody: string | null;
+  /** The headers sent (signatures included: they prove, they do not authenticate); null before 019. */
+  requestHeaders: Record<string, string> | null;
+  /** The exact body sent; null for attempts recorded before 019. */
+  requestBody: string | null;
 }
 
 export interface WebhookEvent {
@@ -101,6 +105,8 @@ function toAttempt(row: WebhookAttemptsTable): WebhookAttempt {
     latencyMs: Number(row.latency_ms),
     error: row.error,
     responseBody: row.response_body,
+    requestHeaders: row.request_headers === null ? null : (JSON.parse(row.request_headers) as Record<string, string>),
+    requestBody: row.request_body,
   };
 }
 
@@ -117,17 +123,21 @@ interface AttemptRecord {
   event: EventsTable;
   payload: DeliverPayload;
   url: string;
-  result: PostResult & { sentAtMs: number };
+  result: SendResult;
   step: DeliveryStep;
   /** The run's first attempt (scope time), carried to the retry for its window. */
   since: number;
   doneAtMs: number;
 }
 
+/** What an attempt sent (the exact body and headers) and what came back. */
+type SendResult = PostResult & { sentAtMs: number; requestBody: string; requestHeaders: Record<string, string> };
+
 /**
  * Serializes the envelope once and signs and sends those exact bytes. The envelope's timestamp is
  * scope time (the sandbox clock); webhook-timestamp is real time, since receivers compare it with
- * their own clock to refuse replays.
+ * their own clock to refuse replays. Answers the body and headers as sent, for the attempt's record: they
+ * cannot be rebuilt later (the envelope in effect, the real-time header, randomized ECDSA signatures).
  */
 async function send(
   deps: WebhookDeps,
@@ -135,7 +145,7 @@ async function send(
   event: EnvelopeEvent,
   envelope: WebhookEnvelope,
   url: string,
-): Promise<PostResult & { sentAtMs: number }> {
+): Promise<SendResult> {
   const { ctx, keyStore, realNow } = deps;
   const keys = await keyStore.keysOf(scope);
   const sentAtMs = scopeNowMs(ctx, scope);
@@ -143,7 +153,8 @@ async function send(
   const headers = webhookHeaders(keys, event.id, Math.floor(realNow() / 1000), body, event.type);
   const publicOnly = publicTargetsOnly(ctx.config, scope.environment);
   const timeoutMs = ctx.config.webhookTimeoutMs;
-  return { sentAtMs, ...(await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly })) };
+  const posted = await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly });
+  return { sentAtMs, requestBody: body.toString('utf8'), requestHeaders: headers, ...posted };
 }
 
 /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
@@ -261,6 +272,8 @@ async function recordAttempt(deps: WebhookDeps, trx: Tx, attempt: AttemptRecord)
       latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
       error,
       response_body: result.body,
+      request_headers: JSON.stringify(result.requestHeaders),
+      request_body: result.requestBody,
     })
     .execute();
   if (step.kind === 'RETRY') {

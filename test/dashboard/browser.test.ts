@@ -78,6 +78,9 @@ describe(`dashboard in headless Chromium (${engine})`, { skip: SKIP }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Home' }).waitFor();
     assert.ok(await page.getByText('Money in flight').isVisible(), 'the home screen shows money in flight');
+    await page.getByRole('button', { name: 'Check now' }).click();
+    assert.match(await flash(), /Ledger balanced/, 'the ledger check runs on request');
+    assert.match(await page.locator('#ledger-status').innerText(), /Ledger balanced — checked .* UTC/, 'with its time');
 
     // Webhooks go to a local receiver, so the payment's events have deliveries to show.
     await nav('Webhooks');
@@ -129,6 +132,24 @@ describe(`dashboard in headless Chromium (${engine})`, { skip: SKIP }, () => {
     }, 'the second run among the attempts');
     assert.match(await events.first().innerText(), new RegExp(redeliveredType.replace('.', '\\.')));
     await page.screenshot({ path: SHOT, fullPage: true });
+
+    // The event's own page: each attempt's request exactly as the receiver got it, opened as a person would.
+    const eventId = (await events.first().locator('header .muted code').innerText()).trim();
+    await events.first().locator('header a').click();
+    await page.getByRole('heading', { name: redeliveredType }).waitFor();
+    const attempt = page.locator('tr.attempt').first();
+    assert.equal(await attempt.locator('pre.request-body').isVisible(), false, 'the request starts folded');
+    await attempt.locator('td.request summary').click();
+    const got = receiver.received.find((r) => r.headers['webhook-id'] === eventId);
+    assert.ok(got, 'the receiver got the event');
+    assert.equal(await attempt.locator('pre.request-body').innerText(), got.raw.toString('utf8'), 'the body as sent');
+    const headers = await attempt.locator('pre.request-headers').innerText();
+    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-grid-signature'])
+      assert.ok(
+        headers.split('\n').includes(`${name}: ${String(got.headers[name])}`),
+        `its ${name} header, one a line`,
+      );
+    assert.match(await attempt.locator('td.response').innerText(), /200/, 'the response status');
   });
 
   it('creates a token with its secret shown once, and revokes it', async () => {

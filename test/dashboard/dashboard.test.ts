@@ -7,6 +7,8 @@ import { waitFor } from '../helpers/wait.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import type { Credentials } from '../../src/services/platforms.ts';
 import { dashboardClient, type DashboardClient } from './session-client.ts';
+import { individual, PDF, sendForm } from '../identity/fixtures.ts';
+import { startReceiver } from '../webhooks/helpers.ts';
 
 const OPERATOR_TOKEN = randomBytes(32).toString('hex');
 
@@ -287,6 +289,159 @@ describe('dashboard over HTTP', () => {
     assert.equal(done.status, 303, done.html.slice(0, 300));
     assert.equal(await statusOf(), 'ACTIVE', 'activated');
     assert.doesNotMatch((await production.get(page)).html, /Activate as operator/, 'nothing left to review');
+  });
+
+  it("shows its own environment's ledger check: balanced, then a posting broken on purpose", async () => {
+    const alpha = await signedIn(server, a.sandbox);
+    await alpha.get('/dashboard');
+    const first = await alpha.post('/dashboard/ledger-check', {});
+    assert.equal(first.status, 303, first.html.slice(0, 300));
+    assert.match(
+      (await alpha.get('/dashboard')).html,
+      /Ledger balanced<\/span> — checked <time/,
+      'balanced, with its time',
+    );
+
+    // One posting of alpha's sandbox payment to an internal account, one unit larger: its entry no longer
+    // nets to zero, and that account's stored balance no longer equals its postings.
+    const { db } = server.app.store;
+    const posting = await db
+      .selectFrom('postings')
+      .innerJoin('journal_entries', 'journal_entries.id', 'postings.entry_id')
+      .select(['postings.entry_id', 'postings.line', 'postings.account_id', 'postings.amount'])
+      .where('journal_entries.platform_id', '=', a.platformId)
+      .where('journal_entries.environment', '=', 'sandbox')
+      .where('postings.account_id', 'like', 'InternalAccount:%')
+      .orderBy('journal_entries.created_at')
+      .executeTakeFirstOrThrow();
+    const setAmount = (amount: bigint) =>
+      db
+        .updateTable('postings')
+        .set({ amount })
+        .where('entry_id', '=', posting.entry_id)
+        .where('line', '=', posting.line)
+        .execute();
+    await setAmount(posting.amount + 1n);
+    try {
+      await alpha.get('/dashboard');
+      const checked = await alpha.post('/dashboard/ledger-check', {});
+      assert.equal(checked.status, 303);
+      const home = await alpha.get('/dashboard');
+      assert.match(home.html, /class="flash bad"[^>]*>[^<]*found 2 problems/, 'the check says what it found');
+      assert.match(home.html, /2 problems found<\/span> — checked <time/, 'the home page shows the failed check');
+      assert.ok(home.html.includes(`journal entry ${posting.entry_id} nets 1 `), 'the unbalanced entry is named');
+      assert.ok(home.html.includes(`account ${posting.account_id} stores`), 'and the account whose balance is off');
+
+      for (const [name, creds] of [
+        ['beta', b.sandbox],
+        ["alpha's production", a.production],
+      ] as const) {
+        const other = await signedIn(server, creds);
+        await other.get('/dashboard');
+        await other.post('/dashboard/ledger-check', {});
+        const page = (await other.get('/dashboard')).html;
+        assert.match(page, /Ledger balanced<\/span>/, `${name} checks only its own entries and accounts`);
+        assert.ok(!page.includes(posting.entry_id), `${name} never sees alpha's sandbox entry`);
+      }
+    } finally {
+      await setAmount(posting.amount);
+    }
+    await alpha.get('/dashboard');
+    await alpha.post('/dashboard/ledger-check', {});
+    assert.match((await alpha.get('/dashboard')).html, /Ledger balanced<\/span>/, 'balanced again once repaired');
+  });
+
+  it("lists a customer's documents and verifications, what to do when none, never another's", async () => {
+    const customerId = (await a.api.post('/customers', individual('docs-1'))).body.id as string;
+    const otherId = (await b.api.post('/customers', individual('docs-2'))).body.id as string;
+    const page = `/dashboard/customers/${encodeURIComponent(customerId)}`;
+    const alpha = await signedIn(server, a.sandbox);
+    const empty = (await alpha.get(page)).html;
+    assert.match(
+      empty,
+      /No documents yet\. Upload one with <code>POST \/documents<\/code>/,
+      'the empty state says how',
+    );
+    assert.match(empty, /Not submitted for verification yet\./, 'and how to verify');
+
+    const upload = (creds: Credentials, holder: string) =>
+      sendForm(
+        server,
+        creds,
+        'POST',
+        '/documents',
+        { documentType: 'PASSPORT', country: 'US', documentHolder: holder },
+        {
+          bytes: PDF,
+          name: 'passport.pdf',
+        },
+      );
+    const doc = await upload(a.sandbox, customerId);
+    assert.equal(doc.status, 201, JSON.stringify(doc.body));
+    const foreignDoc = await upload(b.sandbox, otherId);
+    assert.equal(foreignDoc.status, 201, JSON.stringify(foreignDoc.body));
+    const verification = await a.api.post('/verifications', { customerId });
+    assert.equal(verification.status, 200, JSON.stringify(verification.body));
+    const foreignVerification = await b.api.post('/verifications', { customerId: otherId });
+
+    const html = (await alpha.get(page)).html;
+    assert.ok(html.includes(doc.body.id as string), 'the document is listed');
+    assert.match(html, /PASSPORT/, 'with its type');
+    assert.ok(html.includes('passport.pdf'), 'and its file name');
+    assert.ok(html.includes(verification.body.id as string), 'the verification is listed');
+    assert.ok(html.includes(`>${verification.body.verificationStatus as string}<`), 'with its status');
+    assert.doesNotMatch(html, /No documents yet|Not submitted for verification yet/, 'no empty state any more');
+    for (const foreign of [foreignDoc.body.id as string, foreignVerification.body.id as string, otherId])
+      assert.ok(!html.includes(foreign), `nothing of beta's customer (${foreign})`);
+    assert.equal((await alpha.get(`/dashboard/customers/${encodeURIComponent(otherId)}`)).status, 404);
+    const production = await signedIn(server, a.production);
+    assert.equal((await production.get(page)).status, 404, 'the production session cannot open a sandbox customer');
+  });
+
+  it("shows each delivery attempt's request as sent, the response and the latency", async () => {
+    const receiver = await startReceiver((_n, _r, res) => {
+      res.writeHead(503).end(`busy ${'x'.repeat(2000)}`);
+    });
+    try {
+      const gamma = await server.platform('gamma');
+      assert.equal((await gamma.api.patch('/config', { webhookEndpoint: receiver.url })).status, 200);
+      const tx = await scenario(await signedIn(server, gamma.sandbox), '000');
+      await waitFor(
+        () => receiver.received.some((r) => r.body?.id && r.raw.includes(tx)),
+        'a webhook about the payment',
+      );
+      const sent = receiver.received.find((r) => r.raw.includes(tx))!;
+      const eventId = sent.headers['webhook-id'] as string;
+      const path = `/dashboard/webhooks/events/${encodeURIComponent(eventId)}`;
+      const client = await signedIn(server, gamma.sandbox);
+      let html = '';
+      await waitFor(async () => {
+        html = (await client.get(path)).html;
+        return html.includes('class="attempt"');
+      }, 'the attempt on the event page');
+      const escaped = (text: string) =>
+        text
+          .replace(/&/g, '&amp;')
+          .replace(/</g, '&lt;')
+          .replace(/>/g, '&gt;')
+          .replace(/"/g, '&quot;')
+          .replace(/'/g, '&#39;');
+      assert.ok(html.includes(escaped(sent.raw.toString('utf8'))), 'the body exactly as the receiver got it');
+      for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-grid-signature'])
+        assert.ok(
+          html.includes(`${name}: ${escaped(String(sent.headers[name]))}`),
+          `the ${name} header as the receiver got it`,
+        );
+      assert.match(html, /badge bad">503</, 'the response status');
+      const excerpt = /<pre class="raw wrap response-body">([^<]*)<\/pre>/.exec(html)?.[1] ?? '';
+      assert.match(excerpt, /^busy x+$/, 'an excerpt of the response body');
+      assert.ok(excerpt.length <= 1024, 'bounded to 1 KB');
+      assert.match(html, /<td class="num">\d+ ms<\/td>/, 'the latency');
+      const api = (await gamma.api.get(`/webhook-events/${encodeURIComponent(eventId)}`)).body;
+      assert.equal(api.attempts[0].requestBody, sent.raw.toString('utf8'), 'the API shows the same body');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('answers bad input on every form and filter with a 4xx page, never a 500', async () => {

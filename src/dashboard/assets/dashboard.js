@@ -33,3 +33,21 @@ setInterval(() => {
     if (hint?.classList.contains('rel')) hint.textContent = relative(Date.parse(time.dateTime), now);
   }
 }, 15000);
+
+// A pending quote's countdown ("4:05 left"), every second, on the same clock as the hints above.
+function remaining(until, now) {
+  const left = Math.floor((until - now) / 1000);
+  if (left <= 0) return 'expired';
+  const pad = (n) => String(n).padStart(2, '0');
+  const h = Math.floor(left / 3600);
+  const m = Math.floor((left % 3600) / 60);
+  const minutes = h > 0 ? `${h}:${pad(m)}` : String(m);
+  return `${minutes}:${pad(left % 60)} left`;
+}
+const countdowns = document.querySelectorAll('.countdown[data-until]');
+if (countdowns.length > 0) {
+  setInterval(() => {
+    const now = serverNow + (Date.now() - loadedAt);
+    for (const el of countdowns) el.textContent = remaining(Date.parse(el.dataset.until), now);
+  }, 1000);
+}

@@ -1,5 +1,6 @@
-// Customers: a paged list and one customer with their internal and external accounts; the operator
-// activates an external account waiting for review.
+// Customers: a paged list and one customer with their internal and external accounts, documents (their
+// own and their beneficial owners') and verifications; the operator activates an external account waiting
+// for review.
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../domain/errors.ts';
 import { fieldsOf, text } from '../form.ts';
@@ -7,9 +8,11 @@ import { operatorEnabled, requireOperator } from '../operator.ts';
 import { done, need, type Screens } from '../render.ts';
 
 const hide = { schema: { hide: true } };
+/** What one customer page lists of each kind; past it, the page says so and points to the API. */
+const PER_SECTION = 50;
 
 export function customerScreens(app: FastifyInstance, { services, page }: Screens): void {
-  const { customers, internalAccounts, externalAccounts } = services;
+  const { customers, internalAccounts, externalAccounts, documents, verifications } = services;
 
   app.get('/customers', hide, async (req, reply) => {
     need(req, 'VIEW');
@@ -32,9 +35,12 @@ export function customerScreens(app: FastifyInstance, { services, page }: Screen
     need(req, 'VIEW');
     const scope = req.principal;
     const customer = await customers.get(scope, text(fieldsOf(req.params), 'id', true, 200) as string);
-    const [internal, external] = await Promise.all([
-      internalAccounts.listCustomerAccounts(scope, { customerId: customer.id }, { limit: 100, order: 'asc' }),
-      externalAccounts.listCustomerAccounts(scope, { customerId: customer.id }, { limit: 100, order: 'asc' }),
+    const mine = { customerId: customer.id };
+    const [internal, external, docs, checks] = await Promise.all([
+      internalAccounts.listCustomerAccounts(scope, mine, { limit: 100, order: 'asc' }),
+      externalAccounts.listCustomerAccounts(scope, mine, { limit: 100, order: 'asc' }),
+      documents.list(scope, mine, { limit: PER_SECTION, order: 'asc' }),
+      verifications.list(scope, mine, { limit: PER_SECTION, order: 'desc' }),
     ]);
     return page(req, reply, 'customer', {
       title: `Customer ${customer.id}`,
@@ -42,6 +48,10 @@ export function customerScreens(app: FastifyInstance, { services, page }: Screen
       customer,
       internal: internal.data,
       external: external.data,
+      documents: docs.data,
+      moreDocuments: docs.nextCursor !== undefined,
+      verifications: checks.data,
+      moreVerifications: checks.nextCursor !== undefined,
       operator: operatorEnabled(services),
     });
   });

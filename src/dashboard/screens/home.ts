@@ -1,8 +1,10 @@
-// Home: what the platform holds, what is in flight, what failed lately, and payments per day.
+// Home: what the platform holds, what is in flight, what failed lately, payments per day, and the last
+// ledger check of the signed-in platform environment (with a button that runs one now).
 import type { FastifyInstance } from 'fastify';
-import { scopeNowMs } from '../../context.ts';
+import { scopeNowMs, wallNowMs } from '../../context.ts';
+import { LEDGER_CHECK_EVERY_MS } from '../../ledger/checks.ts';
 import { volumeChart } from '../chart.ts';
-import { need, type Screens } from '../render.ts';
+import { done, need, type Screens } from '../render.ts';
 
 const CHART_DAYS = 14;
 
@@ -11,13 +13,14 @@ export function homeScreen(app: FastifyInstance, { services, overview, page }: S
     need(req, 'VIEW');
     const scope = req.principal;
     const nowMs = scopeNowMs(services.ctx, scope);
-    const [platformAccounts, customerTotals, inFlight, failures, days, backlog] = await Promise.all([
+    const [platformAccounts, customerTotals, inFlight, failures, days, backlog, ledgerCheck] = await Promise.all([
       services.internalAccounts.listPlatformAccounts(scope, {}),
       overview.customerBalances(scope),
       overview.inFlight(scope),
       services.transactions.list(scope, { status: 'FAILED' }, { limit: 5, order: 'desc' }),
       overview.dailyVolume(scope, nowMs, CHART_DAYS),
       overview.backlog(scope),
+      overview.lastLedgerCheck(scope),
     ]);
     return page(req, reply, 'home', {
       title: 'Home',
@@ -29,6 +32,23 @@ export function homeScreen(app: FastifyInstance, { services, overview, page }: S
       chart: volumeChart(days),
       chartDays: CHART_DAYS,
       backlog,
+      ledgerCheck,
+      // The check's time is real time: its "n minutes ago" is measured against the wall clock, not the
+      // sandbox clock the rest of the page uses.
+      wallNowMs: wallNowMs(services.ctx),
+      ledgerCheckEveryMinutes: LEDGER_CHECK_EVERY_MS / 60_000,
     });
+  });
+
+  // Changes no money and shows nothing new to the token: a VIEW token may ask for it. The claim in
+  // ledger/checks.ts runs at most one check of a scope at a time, however often it is asked.
+  app.post('/ledger-check', { schema: { hide: true } }, async (req, reply) => {
+    need(req, 'VIEW');
+    const check = await overview.checkLedgerNow(req.principal);
+    if (!check) return done(req, reply, '/dashboard', 'A ledger check is already running; reload in a moment.');
+    const found = check.violationCount;
+    return found === 0
+      ? done(req, reply, '/dashboard', `Ledger balanced: ${check.entries} entries checked.`)
+      : done(req, reply, '/dashboard', `The ledger check found ${found} problem${found === 1 ? '' : 's'}.`, 'bad');
   });
 }

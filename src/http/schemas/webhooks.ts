@@ -19,6 +19,12 @@ export const WebhookAttempt = Type.Object({
   latencyMs: Type.Integer({ minimum: 0 }),
   error: Type.Union([Type.String(), Type.Null()]),
   responseBody: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KB of the answer' }),
+  requestHeaders: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description: 'The headers sent, signatures included; null for attempts recorded before they were kept',
+  }),
+  requestBody: Type.Union([Type.String(), Type.Null()], {
+    description: 'The exact body sent; null for attempts recorded before it was kept',
+  }),
 });
 
 export const WebhookEvent = component(
@@ -51,6 +57,11 @@ export const WebhookEvent = component(
         latencyMs: 84,
         error: null,
         responseBody: 'ok',
+        requestHeaders: {
+          'content-type': 'application/json',
+          'webhook-id': 'Webhook:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e2b',
+        },
+        requestBody: '{"id":"Webhook:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e2b","type":"OUTGOING_PAYMENT"}',
       },
     ],
   },
