@@ -69,6 +69,12 @@ async function deleteScoped(trx: Tx, scope: Scope, keepPlatformAccounts: boolean
   };
   count(await trx.deleteFrom('webhook_attempts').where('event_id', 'in', events).executeTakeFirst());
   count(await trx.deleteFrom('postings').where('entry_id', 'in', entries).executeTakeFirst());
+  // The last ledger check spoke of the ledger being replaced: the worker checks the new one afresh.
+  await trx
+    .deleteFrom('ledger_checks')
+    .where('platform_id', '=', platformId)
+    .where('environment', '=', environment)
+    .execute();
   for (const table of [...SCOPED_TABLES].reverse()) {
     let query = trx.deleteFrom(table).where('platform_id', '=', platformId).where('environment', '=', environment);
     // The platform's own accounts (system and internal) keep their ids; with no postings left, a zero balance.

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { client, startServer, type Client, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
+import { checkLedgerNow, lastLedgerCheck } from '../../src/ledger/checks.ts';
 
 const ADMIN_KEY = 'admin-key-0123456789abcdef0123456789abcdef';
 
@@ -74,8 +75,13 @@ describe('sandbox workspaces (open on loopback)', () => {
     const bystanderBefore = await countsOf(server, other.platformId, 'sandbox');
     const productionBefore = await countsOf(server, ws.platformId, 'production');
 
+    const scope = { platformId: ws.platformId, environment: 'sandbox' } as const;
+    await checkLedgerNow(server.app.services.ctx, scope);
+    assert.ok(await lastLedgerCheck(server.app.store, scope), 'the ledger was checked before the reset');
+
     const reset = await ws.api.post('/sandbox/reset');
     assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    assert.equal(await lastLedgerCheck(server.app.store, scope), undefined, 'a check of the old ledger is forgotten');
     assert.ok(reset.body.deletedRows > 10, `rows were deleted (${reset.body.deletedRows})`);
     const emptied = await countsOf(server, ws.platformId, 'sandbox');
     for (const table of ['customers', 'transactions', 'journal_entries', 'events', 'jobs']) {
