@@ -42,7 +42,16 @@ const KEEP = process.env.PROFILE_KEEP === '1';
 
 type Phase = string;
 const counts = new Map<Phase, Map<string, number>>();
+const elapsedMs = new Map<Phase, number>();
 let phase: Phase | undefined;
+let phaseStarted = 0;
+
+/** Closes the phase that is running (adding its wall time) and opens `next`. */
+function enter(next: Phase | undefined): void {
+  if (phase !== undefined) elapsedMs.set(phase, (elapsedMs.get(phase) ?? 0) + performance.now() - phaseStarted);
+  phase = next;
+  phaseStarted = performance.now();
+}
 
 /** begin/commit/savepoint, select, insert, update, delete: what a statement does, from its first word. */
 function verbOf(text: string): string {
@@ -90,7 +99,8 @@ async function makeFixture(services: Services, name: string, payerIndex: number,
   const platform = await createPlatform(services.ctx, name);
   const scope: Scope = { platformId: platform.platformId, environment: 'sandbox' };
   if (webhookUrl) await services.platformConfig.update(scope, { webhookEndpoint: webhookUrl });
-  const auth = `Basic ${Buffer.from(`${platform.sandbox.tokenId}:${platform.sandbox.clientSecret}`).toString('base64')}`;
+  const { tokenId, clientSecret } = platform.sandbox;
+  const auth = `Basic ${Buffer.from(`${tokenId}:${clientSecret}`).toString('base64')}`;
   const payers: Fixture[] = [];
   for (let i = 0; i < payerIndex; i++) {
     const customer = await services.customers.create(scope, {
@@ -188,7 +198,7 @@ const PHASE_OF_KIND: Record<string, string> = {
 /** Runs every job that is due, one by one by id, counting each under its kind's phase. */
 async function runJobsCounted(services: Services, jobsPerPhase: Map<Phase, number>): Promise<void> {
   for (let guard = 0; guard < 100; guard++) {
-    phase = undefined;
+    enter(undefined);
     const due = await services.ctx.store.db
       .selectFrom('jobs')
       .select(['id', 'kind'])
@@ -198,10 +208,11 @@ async function runJobsCounted(services: Services, jobsPerPhase: Map<Phase, numbe
       .orderBy('id')
       .executeTakeFirst();
     if (!due) return;
-    phase = PHASE_OF_KIND[due.kind] ?? due.kind;
-    jobsPerPhase.set(phase, (jobsPerPhase.get(phase) ?? 0) + 1);
+    const name = PHASE_OF_KIND[due.kind] ?? due.kind;
+    jobsPerPhase.set(name, (jobsPerPhase.get(name) ?? 0) + 1);
+    enter(name);
     await services.worker.runNow(due.id);
-    phase = undefined;
+    enter(undefined);
   }
 }
 
@@ -212,25 +223,27 @@ async function countPhases(label: string, env: Record<string, string>): Promise<
     const [f] = await makeFixture(app.services, `count-${label}`, 1, sink.url);
     await runJobsCounted(app.services, new Map()); // the TEST event a new endpoint gets
     counts.clear();
+    elapsedMs.clear();
     const baseUrl = await app.http.listen({ port: 0, host: '127.0.0.1' });
     const requests = new Map<Phase, number>();
     const jobs = new Map<Phase, number>();
     const counted = (p: Phase) => {
-      phase = p;
+      enter(p);
       requests.set(p, (requests.get(p) ?? 0) + 1);
     };
     for (let i = 0; i < LIFECYCLES; i++) {
       counted('POST /transfer-out');
       if ((await transferOut(baseUrl, f!)).status !== 201) throw new Error('transfer-out failed');
+      enter(undefined);
       await runJobsCounted(app.services, jobs);
       if ((await quoteAndExecute(baseUrl, f!, counted)).status !== 200) throw new Error('quote flow failed');
       await runJobsCounted(app.services, jobs);
+      enter(undefined);
     }
-    phase = undefined;
     const per = new Map([...requests, ...jobs]);
     printCounts(`${label}: SQL statements per phase (mean of ${LIFECYCLES} lifecycles, run one at a time)`, per);
   } finally {
-    phase = undefined;
+    enter(undefined);
     await app.close();
     sink.server.close();
   }
@@ -239,13 +252,14 @@ async function countPhases(label: string, env: Record<string, string>): Promise<
 function printCounts(title: string, per: Map<Phase, number>): void {
   const verbs = ['tx control', 'select', 'insert', 'update', 'delete'];
   console.log(`\n${title}`);
-  console.log(`  | phase | runs | statements | ${verbs.join(' | ')} |`);
-  console.log(`  |---|--:|--:|${verbs.map(() => '--:').join('|')}|`);
+  console.log(`  | phase | runs | ms (alone) | statements | ${verbs.join(' | ')} |`);
+  console.log(`  |---|--:|--:|--:|${verbs.map(() => '--:').join('|')}|`);
   for (const [name, runs] of per) {
     const byVerb = counts.get(name) ?? new Map<string, number>();
     const total = [...byVerb.values()].reduce((a, b) => a + b, 0);
     const cells = verbs.map((v) => ((byVerb.get(v) ?? 0) / runs).toFixed(1));
-    console.log(`  | ${name} | ${runs} | ${(total / runs).toFixed(1)} | ${cells.join(' | ')} |`);
+    const ms = ((elapsedMs.get(name) ?? 0) / runs).toFixed(2);
+    console.log(`  | ${name} | ${runs} | ${ms} | ${(total / runs).toFixed(1)} | ${cells.join(' | ')} |`);
   }
 }
 
