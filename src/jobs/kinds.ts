@@ -47,3 +47,13 @@ export interface RunAgainAt {
 }
 
 export const runAgainAt = (wallMs: number): RunAgainAt => ({ runAgainAtMs: wallMs });
+
+/**
+ * What a handler that runs outside a transaction answers when it marked its job done itself, in the
+ * transaction that recorded its work (a webhook attempt): the worker has nothing left to write.
+ */
+export interface FinishedHere {
+  finishedHere: true;
+}
+
+export const FINISHED_HERE: FinishedHere = { finishedHere: true };

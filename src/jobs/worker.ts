@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.ts';
 import { detached, type Store, type Tx } from '../store/db.ts';
 import type { Scope } from '../context.ts';
-import type { JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
+import type { FinishedHere, JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
 import { claimJobs, completeJob, deferJob, failJob, type ClaimFilter, type Job } from './queue.ts';
 
 /**
@@ -13,7 +13,7 @@ export type JobHandler<K extends JobKind> = (
   payload: JobPayloads[K],
   job: Job,
   scope: Scope,
-) => Promise<void | RunAgainAt>;
+) => Promise<void | RunAgainAt | FinishedHere>;
 
 /** A handler whose work is database work only: it runs in the transaction that also marks the job done. */
 export type TransactionalJobHandler<K extends JobKind> = (
@@ -203,8 +203,12 @@ export class JobWorker {
           if (!(await this.finish(trx, job, answer))) throw new Error(`job ${job.id} was claimed by another worker`);
         });
       } else {
-        answer = await handler.run(payload, job, scope);
-        await this.store.tx((trx) => this.finish(trx, job, answer));
+        const ran = await handler.run(payload, job, scope);
+        if (ran && 'finishedHere' in ran) answer = undefined;
+        else {
+          answer = ran;
+          await this.store.tx((trx) => this.finish(trx, job, answer));
+        }
       }
       this.counter?.inc({ kind: job.kind, outcome: answer ? 'deferred' : 'done' });
     } catch (err) {

@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { Tx } from '../store/db.ts';
+import { isPostgres, type Tx } from '../store/db.ts';
 import type { Scope } from '../context.ts';
 import { tracksBalance } from './accounts.ts';
 
@@ -24,6 +24,17 @@ export function isBalanced(postings: readonly Posting[]): boolean {
   return [...sums.values()].every((s) => s === 0n);
 }
 
+/** A balance move that matched no row: a debit the balance cannot cover, or an account that is not there. */
+function checkMoved(p: Posting, updatedRows: bigint): void {
+  if (updatedRows === 1n) return;
+  if (p.amount < 0n) {
+    throw new AppError('INSUFFICIENT_BALANCE', `Account ${p.accountId} has insufficient balance`, {
+      accountId: p.accountId,
+    });
+  }
+  throw new Error(`ledger account ${p.accountId} (${p.currency}) does not exist`);
+}
+
 /**
  * Writes one journal entry and moves the stored balances it touches, inside the caller's transaction.
  * A debit that would take an internal account below zero matches no row of the conditional update, and
@@ -38,34 +49,47 @@ export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput,
 
   const id = newId('JournalEntry');
   const now = BigInt(nowMs);
-  await trx
-    .insertInto('journal_entries')
-    .values({
-      id,
-      platform_id: scope.platformId,
-      environment: scope.environment,
-      kind: entry.kind,
-      reference: entry.reference,
-      created_at: now,
-    })
-    .execute();
-  await trx
-    .insertInto('postings')
-    .values(
-      entry.postings.map((p, i) => ({
-        entry_id: id,
-        line: BigInt(i + 1),
-        account_id: p.accountId,
-        currency: p.currency,
-        amount: p.amount,
-      })),
-    )
-    .execute();
-
+  const header = {
+    id,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    kind: entry.kind,
+    reference: entry.reference,
+    created_at: now,
+  };
+  const lines = entry.postings.map((p, i) => ({
+    entry_id: id,
+    line: BigInt(i + 1),
+    account_id: p.accountId,
+    currency: p.currency,
+    amount: p.amount,
+  }));
   const balanceMoves = entry.postings
     .filter((p) => tracksBalance(p.accountId))
     .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  for (const p of balanceMoves) {
+  let pending = balanceMoves;
+  if (isPostgres(trx)) {
+    // One round trip on PostgreSQL: the entry, its postings and the first balance move in one statement
+    // (the postings' foreign key is checked at its end, when the entry is there).
+    const [first, ...rest] = balanceMoves;
+    const withEntry = trx.with('entry', (db) => db.insertInto('journal_entries').values(header));
+    if (first) {
+      const result = await withEntry
+        .with('lines', (db) => db.insertInto('postings').values(lines))
+        .updateTable('ledger_accounts')
+        .set((eb) => ({ balance: eb('balance', '+', first.amount), updated_at: now }))
+        .where('id', '=', first.accountId)
+        .where('currency', '=', first.currency)
+        .where((eb) => eb(eb('balance', '+', first.amount), '>=', 0n))
+        .executeTakeFirst();
+      checkMoved(first, result.numUpdatedRows);
+      pending = rest;
+    } else await withEntry.insertInto('postings').values(lines).execute();
+  } else {
+    await trx.insertInto('journal_entries').values(header).execute();
+    await trx.insertInto('postings').values(lines).execute();
+  }
+  for (const p of pending) {
     const result = await trx
       .updateTable('ledger_accounts')
       .set((eb) => ({ balance: eb('balance', '+', p.amount), updated_at: now }))
@@ -73,14 +97,7 @@ export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput,
       .where('currency', '=', p.currency)
       .where((eb) => eb(eb('balance', '+', p.amount), '>=', 0n))
       .executeTakeFirst();
-    if (result.numUpdatedRows !== 1n) {
-      if (p.amount < 0n) {
-        throw new AppError('INSUFFICIENT_BALANCE', `Account ${p.accountId} has insufficient balance`, {
-          accountId: p.accountId,
-        });
-      }
-      throw new Error(`ledger account ${p.accountId} (${p.currency}) does not exist`);
-    }
+    checkMoved(p, result.numUpdatedRows);
   }
   return id;
 }

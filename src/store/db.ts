@@ -8,6 +8,7 @@ import {
   CompiledQuery,
   Kysely,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
   SqliteAdapter,
   SqliteDialect,
@@ -383,6 +384,14 @@ export async function migrate(store: Store): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * True when `db` talks to PostgreSQL: code on the busiest paths writes several tables in one statement
+ * there (data-modifying WITH), saving round trips that SQLite, in-process, does not pay.
+ */
+export function isPostgres(db: Db | Tx): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** True when a database error is a unique-constraint violation, on either engine. */

@@ -14,7 +14,7 @@ import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import type { WebhookAnswer } from '../domain/incoming-payments.ts';
 import { newId } from '../domain/ids.ts';
-import { renewLease, type Job } from '../jobs/queue.ts';
+import { completeJob, renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { getPlatformConfig } from '../platforms.ts';
@@ -24,7 +24,7 @@ import type { Page, PageRequest } from '../domain/paging.ts';
 import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
 import { buildEnvelope, type EnvelopeEvent, sentIn } from './envelope.ts';
 import { enqueueDelivery } from './events.ts';
-import { type DeliverPayload, type RunAgainAt, runAgainAt } from '../jobs/kinds.ts';
+import { type DeliverPayload, FINISHED_HERE, type FinishedHere, type RunAgainAt, runAgainAt } from '../jobs/kinds.ts';
 import { makeKeyStore } from './keys.ts';
 import { type DeliveryStep, nextStep, retryPolicyOf } from './schedule.ts';
 import { standardPublicKey, webhookHeaders } from './signing.ts';
@@ -128,6 +128,8 @@ interface AttemptRecord {
   /** The run's first attempt (scope time), carried to the retry for its window. */
   since: number;
   doneAtMs: number;
+  /** Whether the endpoint was reported failing when the attempt began. */
+  failing: boolean;
 }
 
 /** What an attempt sent (the exact body and headers) and what came back. */
@@ -169,56 +171,100 @@ async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryS
   return result.numUpdatedRows === 1n;
 }
 
+/** The event a delivery job acts on, with the platform's webhook settings as they are at the attempt. */
+interface DueEvent {
+  event: EventsTable;
+  endpoint: string | null;
+  envelope: WebhookEnvelope;
+  /** Whether the endpoint is reported failing now (only then does a success have a report to clear). */
+  failing: boolean;
+}
+
 /**
  * The event this job should send now, 'WAIT' when an earlier event of the same object is still pending
  * (the receiver must see an object's changes in order), or undefined when there is nothing left to do.
+ * One statement: the event, whether this attempt is already recorded, whether an earlier event of its
+ * object waits, and the settings the attempt uses (every delivery of every event asks all four).
  */
 async function dueEvent(
   deps: WebhookDeps,
   payload: DeliverPayload,
   scope: Scope,
-): Promise<EventsTable | 'WAIT' | undefined> {
+): Promise<DueEvent | 'WAIT' | undefined> {
   const { db } = deps;
-  const event = await scopedEvents(db, scope).selectAll().where('id', '=', payload.eventId).executeTakeFirst();
-  // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
-  if (!event || event.delivery_state !== 'PENDING' || Number(event.delivery_run) !== payload.run) return undefined;
-  const recorded = await db
-    .selectFrom('webhook_attempts')
-    .select('attempt')
-    .where('event_id', '=', event.id)
-    .where('run', '=', BigInt(payload.run))
-    .where('attempt', '=', BigInt(payload.attempt))
-    .executeTakeFirst();
-  // A process that died after recording this attempt already queued the next one.
-  if (recorded) return undefined;
-  const earlier = await scopedEvents(db, scope)
-    .select('id')
-    .where('object_id', '=', event.object_id)
-    .where('delivery_state', '=', 'PENDING')
-    .where((eb) =>
-      eb.or([
-        eb('created_at', '<', event.created_at),
-        eb.and([eb('created_at', '=', event.created_at), eb('id', '<', event.id)]),
-      ]),
+  const row = await scopedEvents(db, scope)
+    .innerJoin('platform_configs', (j) =>
+      j
+        .onRef('platform_configs.platform_id', '=', 'events.platform_id')
+        .onRef('platform_configs.environment', '=', 'events.environment'),
     )
-    .limit(1)
+    .selectAll('events')
+    .select(['platform_configs.webhook_endpoint', 'platform_configs.webhook_envelope'])
+    .select(['platform_configs.webhook_failing_since'])
+    .select((eb) => [
+      eb
+        .exists(
+          eb
+            .selectFrom('webhook_attempts')
+            .select('webhook_attempts.attempt')
+            .whereRef('webhook_attempts.event_id', '=', 'events.id')
+            .where('webhook_attempts.run', '=', BigInt(payload.run))
+            .where('webhook_attempts.attempt', '=', BigInt(payload.attempt)),
+        )
+        .as('recorded'),
+      eb
+        .exists(
+          eb
+            .selectFrom('events as earlier')
+            .select('earlier.id')
+            .whereRef('earlier.platform_id', '=', 'events.platform_id')
+            .whereRef('earlier.environment', '=', 'events.environment')
+            .whereRef('earlier.object_id', '=', 'events.object_id')
+            .where('earlier.delivery_state', '=', 'PENDING')
+            .where((e) =>
+              e.or([
+                e('earlier.created_at', '<', e.ref('events.created_at')),
+                e.and([
+                  e('earlier.created_at', '=', e.ref('events.created_at')),
+                  e('earlier.id', '<', e.ref('events.id')),
+                ]),
+              ]),
+            ),
+        )
+        .as('waiting'),
+    ])
+    .where('events.id', '=', payload.eventId)
     .executeTakeFirst();
-  return earlier ? 'WAIT' : event;
+  // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
+  if (!row || row.delivery_state !== 'PENDING' || Number(row.delivery_run) !== payload.run) return undefined;
+  const { webhook_endpoint, webhook_envelope, webhook_failing_since, recorded, waiting, ...event } = row;
+  // A process that died after recording this attempt already queued the next one.
+  if (truthy(recorded)) return undefined;
+  if (truthy(waiting)) return 'WAIT';
+  return { event, endpoint: webhook_endpoint, envelope: webhook_envelope, failing: webhook_failing_since !== null };
 }
 
-async function deliver(deps: WebhookDeps, payload: DeliverPayload, job: Job, scope: Scope): Promise<void | RunAgainAt> {
+/** EXISTS answers a boolean on PostgreSQL and 0 or 1 on SQLite. */
+const truthy = (value: unknown): boolean => value === true || value === 1n || value === 1;
+
+async function deliver(
+  deps: WebhookDeps,
+  payload: DeliverPayload,
+  job: Job,
+  scope: Scope,
+): Promise<void | RunAgainAt | FinishedHere> {
   const { ctx, realNow, answerHandlers, log, random } = deps;
-  const event = await dueEvent(deps, payload, scope);
-  if (event === undefined) return undefined;
+  const due = await dueEvent(deps, payload, scope);
+  if (due === undefined) return undefined;
   // Waiting spends no attempt: the job comes back after the earlier event had its chance.
-  if (event === 'WAIT') return runAgainAt(realNow() + ORDER_WAIT_MS);
-  const config = await getPlatformConfig(ctx, scope);
+  if (due === 'WAIT') return runAgainAt(realNow() + ORDER_WAIT_MS);
+  const { event, envelope } = due;
   // Decided at the attempt, like the endpoint: the envelope in effect then is the one that would be sent.
-  if (!sentIn(event.type, config.webhookEnvelope)) {
+  if (!sentIn(event.type, envelope)) {
     await ctx.store.tx((trx) => settle(trx, event, payload.run, 'NOT_IN_ENVELOPE', scopeNowMs(ctx, scope)));
     return undefined;
   }
-  const url = config.webhookEndpoint;
+  const url = due.endpoint;
   if (!url) {
     await ctx.store.tx(async (trx) => {
       const settled = await settle(trx, event, payload.run, 'NO_ENDPOINT', scopeNowMs(ctx, scope));
@@ -227,19 +273,24 @@ async function deliver(deps: WebhookDeps, payload: DeliverPayload, job: Job, sco
     return undefined;
   }
   // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
-  // taken the job since, it makes this attempt and we must not.
+  // taken the job since, it makes this attempt and we must not. A lease that still covers the POST
+  // and its record needs no renewing: no other process can claim the job before it runs out.
   const leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
-  if (!(await renewLease(ctx.store, job, realNow(), leaseMs))) return undefined;
+  const leaseLeftMs = job.lease_until === null ? 0 : Number(job.lease_until) - realNow();
+  if (leaseLeftMs < leaseMs && !(await renewLease(ctx.store, job, realNow(), leaseMs))) return undefined;
   const data = JSON.parse(event.data) as unknown;
-  const result = await send(deps, scope, { id: event.id, type: event.type, data }, config.webhookEnvelope, url);
+  const result = await send(deps, scope, { id: event.id, type: event.type, data }, envelope, url);
   const since = payload.since ?? result.sentAtMs;
   const doneAtMs = scopeNowMs(ctx, scope);
   const outcome = { status: result.status, attempt: payload.attempt, elapsedMs: doneAtMs - since };
   const step = nextStep(outcome, retryPolicyOf(event.type), random);
+  const record = { scope, event, payload, url, result, step, since, doneAtMs, failing: due.failing };
   try {
-    await ctx.store.tx((trx) =>
-      recordAttempt(deps, trx, { scope, event, payload, url, result, step, since, doneAtMs }),
-    );
+    // The attempt, what follows from it and the end of this job commit together: one transaction.
+    await ctx.store.tx(async (trx) => {
+      await recordAttempt(deps, trx, record);
+      await completeJob(trx, job, realNow());
+    });
   } catch (err) {
     // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
     if (isUniqueViolation(err)) return undefined;
@@ -250,7 +301,7 @@ async function deliver(deps: WebhookDeps, payload: DeliverPayload, job: Job, sco
     const context = { eventId: event.id, type: event.type, platformId, environment, url, attempts: payload.attempt };
     log.error(context, 'webhook endpoint failing: event gave up after the retry window');
   }
-  return undefined;
+  return FINISHED_HERE;
 }
 
 /** Records the attempt and what follows from it (the retry, or the end of the run and its answer). */
@@ -287,16 +338,25 @@ async function recordAttempt(deps: WebhookDeps, trx: Tx, attempt: AttemptRecord)
       ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }
       : { kind: 'ANSWERED', status: result.status, body: result.body };
   await answerHandlers.get(event.type)?.(trx, scope, event, answer);
-  await reportEndpointHealth(trx, scope, step, attempt.doneAtMs);
+  await reportEndpointHealth(trx, scope, step, attempt);
 }
 
-/** The endpoint's failure report: set when an event runs out of retries, cleared by the next success. */
-async function reportEndpointHealth(trx: Tx, scope: Scope, step: DeliveryStep, atMs: number): Promise<void> {
+/**
+ * The endpoint's failure report: set when an event runs out of retries, cleared by the next success. A
+ * success clears only a report that was there when its attempt began: one set since then came from a
+ * failure that ends after this success, and stands until the next one.
+ */
+async function reportEndpointHealth(
+  trx: Tx,
+  scope: Scope,
+  step: DeliveryStep,
+  { doneAtMs: atMs, failing }: AttemptRecord,
+): Promise<void> {
   const configs = trx
     .updateTable('platform_configs')
     .where('platform_id', '=', scope.platformId)
     .where('environment', '=', scope.environment);
-  if (step.kind === 'DELIVERED')
+  if (step.kind === 'DELIVERED' && failing)
     await configs.set({ webhook_failing_since: null }).where('webhook_failing_since', 'is not', null).execute();
   if (step.kind === 'FAILED' && step.windowOver)
     await configs
