@@ -21,6 +21,7 @@ import { makeQuoteService } from './quotes/index.ts';
 import { makeRateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
 import { makeSandboxClockService } from './sandbox-clock.ts';
+import { makeSandboxTriggerService } from './sandbox-triggers.ts';
 import { makeTokenService } from './tokens.ts';
 import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
@@ -62,7 +63,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   worker.register('invitation.expire', (payload, _job, scope) => invitations.expire(payload, scope));
   worker.every(IDEMPOTENCY_PURGE_EVERY_MS, () => forgetExpiredKeys(ctx));
   const webhooks = makeWebhookService(ctx, worker, log, random);
-  return {
+  const services = {
     ctx,
     log,
     metrics,
@@ -86,6 +87,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
   };
+  // Triggers drive the other services' flows, so they come last.
+  return { ...services, sandboxTriggers: makeSandboxTriggerService(services) };
 }
 
 export type Services = ReturnType<typeof makeServices>;
