@@ -7,6 +7,7 @@ import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
 import { settlementCommands } from './commands/settlement.ts';
+import { triggerCommand } from './commands/trigger.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
@@ -17,4 +18,5 @@ export const COMMANDS: readonly CliCommand[] = [
   ...settlementCommands,
   ...backupCommands,
   ...keyCommands,
+  triggerCommand,
 ];
