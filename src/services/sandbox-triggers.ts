@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { present } from '../domain/assert.ts';
-import { SNIFF_BYTES } from '../domain/documents.ts';
+import { type DocumentType, SNIFF_BYTES } from '../domain/documents.ts';
 import { AppError } from '../domain/errors.ts';
 import type { TriggerEvent } from '../domain/sandbox-triggers.ts';
 import type { JobWorker } from '../jobs/worker.ts';
@@ -213,10 +213,10 @@ async function incompleteVerification(deps: SandboxTriggerDeps, scope: Scope): P
   return { objectId: verification.id, objects: { customerId: customer.id, verificationId: verification.id } };
 }
 
-async function upload(deps: SandboxTriggerDeps, scope: Scope, holder: string, documentType: string) {
+async function upload(deps: SandboxTriggerDeps, scope: Scope, holder: string, documentType: DocumentType) {
   const file = await deps.documentFiles.receive(Readable.from([PDF]), SNIFF_BYTES);
   try {
-    const fields = { documentType: documentType as 'PASSPORT', country: 'US', documentHolder: holder };
+    const fields = { documentType, country: 'US', documentHolder: holder };
     return await deps.documents.create(scope, { fields, fileName: `${documentType.toLowerCase()}.pdf`, file });
   } finally {
     await deps.documentFiles.discard(file.tempPath);

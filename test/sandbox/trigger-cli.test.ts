@@ -117,5 +117,9 @@ describe('payouts trigger', () => {
     assert.match(unknown.stderr, /unknown event "OUTGOING_PAYMENT\.LOST"; one of: /, unknown.stderr);
     for (const event of TRIGGER_EVENTS) assert.ok(unknown.stderr.includes(event), `the usage error lists ${event}`);
     assert.match(unknown.stderr, /Usage: payouts trigger/, 'with the usage');
+
+    const badUrl = await runCli(['trigger', 'TEST', '--url', 'ftp://127.0.0.1'], env);
+    assert.equal(badUrl.code, 2, badUrl.stderr);
+    assert.match(badUrl.stderr, /--url takes an http\(s\) address/, badUrl.stderr);
   });
 });

@@ -16,7 +16,7 @@ interface TriggerAnswer {
 function summary(answer: TriggerAnswer): string {
   const names = Object.keys(answer.objects);
   const width = Math.max(0, ...names.map((name) => name.length));
-  const lines = [`${answer.event} recorded: ${answer.eventId} (its webhook is on its way)`];
+  const lines = [`${answer.event} recorded: ${answer.eventId} (GET /webhook-events/${answer.eventId})`];
   for (const name of names) {
     const value = answer.objects[name];
     lines.push(`  ${name.padEnd(width)}  ${Array.isArray(value) ? value.join(', ') : value}`);
