@@ -8,6 +8,7 @@ import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
 import { settlementCommands } from './commands/settlement.ts';
+import { triggerCommand } from './commands/trigger.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
@@ -19,4 +20,5 @@ export const COMMANDS: readonly CliCommand[] = [
   ...backupCommands,
   ...keyCommands,
   fixturesCommand,
+  triggerCommand,
 ];

@@ -21,6 +21,7 @@ import { makeQuoteService } from './quotes/index.ts';
 import { makeRateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
 import { makeSandboxClockService } from './sandbox-clock.ts';
+import { makeSandboxTriggerService } from './sandbox-triggers.ts';
 import { makeTokenService } from './tokens.ts';
 import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
@@ -65,7 +66,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   // Each platform environment's ledger check, for its dashboard (see ledger/checks.ts for why not on demand).
   worker.every(LEDGER_CHECK_PASS_EVERY_MS, () => checkDueLedgers(ctx));
   const webhooks = makeWebhookService(ctx, worker, log, random);
-  return {
+  const services = {
     ctx,
     log,
     metrics,
@@ -89,6 +90,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
   };
+  // Triggers drive the other services' flows, so they come last.
+  return { ...services, sandboxTriggers: makeSandboxTriggerService(services) };
 }
 
 export type Services = ReturnType<typeof makeServices>;

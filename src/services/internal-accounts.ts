@@ -73,8 +73,12 @@ export function scopedInternalAccounts(db: Db | Tx, scope: Scope) {
     .where('ledger_accounts.kind', 'in', ['CUSTOMER', 'PLATFORM']);
 }
 
+/**
+ * Reads go through ctx.store.db at each call, so that inside an ambient transaction (an idempotent request,
+ * a sandbox trigger) they see what that transaction wrote.
+ */
 export function makeInternalAccountService(ctx: Ctx) {
-  const { db } = ctx.store;
+  const scoped = (scope: Scope) => scopedInternalAccounts(ctx.store.db, scope);
 
   return {
     async listCustomerAccounts(
@@ -82,21 +86,21 @@ export function makeInternalAccountService(ctx: Ctx) {
       filters: { currency?: string | undefined; customerId?: string | undefined },
       page: PageRequest,
     ): Promise<Page<InternalAccount>> {
-      let q = scopedInternalAccounts(db, scope).where('ledger_accounts.kind', '=', 'CUSTOMER');
+      let q = scoped(scope).where('ledger_accounts.kind', '=', 'CUSTOMER');
       if (filters.currency) q = q.where('ledger_accounts.currency', '=', filters.currency);
       if (filters.customerId) q = q.where('ledger_accounts.owner', '=', filters.customerId);
       return mapPage(await keysetPage<LedgerAccountsTable>(q, 'ledger_accounts', page), toInternalAccount);
     },
 
     async listPlatformAccounts(scope: Scope, filters: { currency?: string | undefined }): Promise<InternalAccount[]> {
-      let q = scopedInternalAccounts(db, scope).where('ledger_accounts.kind', '=', 'PLATFORM');
+      let q = scoped(scope).where('ledger_accounts.kind', '=', 'PLATFORM');
       if (filters.currency) q = q.where('ledger_accounts.currency', '=', filters.currency);
       const rows = await q.selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toInternalAccount);
     },
 
     async get(scope: Scope, accountId: string): Promise<InternalAccount> {
-      const row = await scopedInternalAccounts(db, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
+      const row = await scoped(scope).selectAll().where('id', '=', accountId).executeTakeFirst();
       if (!row) throw notFound('Internal account', accountId);
       return toInternalAccount(row);
     },

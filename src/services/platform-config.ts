@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { AppError, invalidInput } from '../domain/errors.ts';
 import type { PlatformConfig as PlatformConfigSchema } from '../http/schemas/config.ts';
 import { iso } from '../domain/clock.ts';
+import type { Tx } from '../store/db.ts';
 import type { WebhookEnvelope } from '../store/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import type { WebhookService } from '../webhooks/delivery.ts';
@@ -160,15 +161,29 @@ async function update(
     changes.updated_at = BigInt(now);
     await trx.updateTable('platform_configs').set(changes).where('id', '=', before.id).execute();
     if (endpointChanged && endpoint !== null)
-      await recordEvent(
-        trx,
-        { ...scope, hasWebhookEndpoint: true },
-        { type: 'TEST', objectId: before.id, data: {} },
-        now,
-      );
+      await recordTestEvent(trx, { ...scope, hasWebhookEndpoint: true }, before.id, now);
     return { ...before, ...changes };
   });
   return view(deps, scope, row);
+}
+
+/** The TEST event a new webhook endpoint gets, in the caller's transaction; its object is the config. */
+function recordTestEvent(trx: Tx, scope: Scope, configId: string, nowMs: number): Promise<string> {
+  return recordEvent(trx, scope, { type: 'TEST', objectId: configId, data: {} }, nowMs);
+}
+
+/** Records the TEST event again for the endpoint configured now (the sandbox trigger); answers its config id. */
+async function recordTest(deps: PlatformConfigDeps, scope: Scope): Promise<{ configId: string; eventId: string }> {
+  const { ctx } = deps;
+  return ctx.store.tx(async (trx) => {
+    const config = await trx
+      .selectFrom('platform_configs')
+      .select('id')
+      .where('platform_id', '=', scope.platformId)
+      .where('environment', '=', scope.environment)
+      .executeTakeFirstOrThrow();
+    return { configId: config.id, eventId: await recordTestEvent(trx, scope, config.id, scopeNowMs(ctx, scope)) };
+  });
 }
 
 interface PlatformConfigDeps {
@@ -181,6 +196,7 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
   return {
     get: bindDeps(deps, get),
     update: bindDeps(deps, update),
+    recordTest: bindDeps(deps, recordTest),
   };
 }
 

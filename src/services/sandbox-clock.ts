@@ -1,6 +1,7 @@
 import { AppError } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import type { JobWorker } from '../jobs/worker.ts';
+import type { Tx } from '../store/db.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { loadScope } from '../platforms.ts';
 
@@ -10,6 +11,26 @@ export const MAX_ADVANCE_MS = 30 * 24 * 3600_000;
 export interface SandboxClock {
   now: string;
   offsetMs: number;
+}
+
+/**
+ * Moves a platform's sandbox clock forward in the caller's transaction: the offset grows and that platform's
+ * pending jobs fall due earlier by the same amount. Running what became due is the caller's business.
+ */
+export async function moveSandboxClock(trx: Tx, scope: Scope, byMs: number): Promise<void> {
+  await trx
+    .updateTable('platform_configs')
+    .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(byMs)) }))
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', 'sandbox')
+    .execute();
+  await trx
+    .updateTable('jobs')
+    .set((eb) => ({ run_at: eb('run_at', '-', BigInt(byMs)) }))
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', 'sandbox')
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /**
@@ -31,21 +52,7 @@ export function makeSandboxClockService(ctx: Ctx, worker: JobWorker) {
           field: 'milliseconds',
         });
       }
-      await ctx.store.tx(async (trx) => {
-        await trx
-          .updateTable('platform_configs')
-          .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(byMs)) }))
-          .where('platform_id', '=', scope.platformId)
-          .where('environment', '=', 'sandbox')
-          .execute();
-        await trx
-          .updateTable('jobs')
-          .set((eb) => ({ run_at: eb('run_at', '-', BigInt(byMs)) }))
-          .where('platform_id', '=', scope.platformId)
-          .where('environment', '=', 'sandbox')
-          .where('status', '=', 'pending')
-          .execute();
-      });
+      await ctx.store.tx((trx) => moveSandboxClock(trx, scope, byMs));
       await worker.drain({ platformId: scope.platformId, environment: 'sandbox' });
       return this.get(scope);
     },

@@ -510,7 +510,10 @@ export function makeWebhookService(
 ): WebhookService {
   const deps: WebhookDeps = {
     ctx,
-    db: ctx.store.db,
+    // Read at each use: inside an ambient transaction (an idempotent request) the log sees what it wrote.
+    get db() {
+      return ctx.store.db;
+    },
     keyStore: makeKeyStore(ctx),
     realNow: () => wallNowMs(ctx),
     answerHandlers: new Map<string, AnswerHandler>(),

@@ -10,6 +10,7 @@ import { internalAccountRoutes } from './internal-accounts.ts';
 import { invitationRoutes } from './invitations.ts';
 import { receiverRoutes } from './receiver.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
+import { sandboxTriggerRoutes } from './sandbox-triggers.ts';
 import { sandboxWorkspaceRoutes } from './sandbox-workspaces.ts';
 import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -23,6 +24,7 @@ export function registerRoutes(api: Http, services: Services): void {
   internalAccountRoutes(api, services);
   sandboxClockRoutes(api, services);
   sandboxWorkspaceRoutes(api, services);
+  sandboxTriggerRoutes(api, services);
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);

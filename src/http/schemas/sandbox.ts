@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { RequestObject, Timestamp } from './common.ts';
+import { TRIGGER_EVENTS } from '../../domain/sandbox-triggers.ts';
+import { RequestObject, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 
 export const SandboxClock = component(
@@ -90,5 +91,72 @@ export const SandboxSnapshotList = component(
         createdAt: '2025-10-13T10:30:00.000Z',
       },
     ],
+  },
+);
+
+const TriggerEventName = StringEnum(TRIGGER_EVENTS, {
+  description: 'A webhook event type, as X-Webhook-Event-Type and the CURRENT envelope name it',
+});
+
+export const SandboxTriggerRequest = component(
+  'SandboxTriggerRequest',
+  RequestObject(
+    { event: TriggerEventName },
+    { description: 'The webhook event to produce by running the flow that records it' },
+  ),
+  { event: 'OUTGOING_PAYMENT.FAILED' },
+);
+
+const CreatedId = (what: string) => Type.Optional(Type.String({ description: what }));
+
+export const SandboxTriggerObjects = component(
+  'SandboxTriggerObjects',
+  Type.Object(
+    {
+      customerId: CreatedId('The customer the flow created (the payer, the payee, the applicant or the inviter)'),
+      internalAccountId: CreatedId("That customer's internal account the payment moves money on"),
+      externalAccountId: CreatedId('The bank account whose number suffix picked the outcome'),
+      quoteId: CreatedId('The quote of an outgoing payment'),
+      transactionId: CreatedId('The payment'),
+      beneficialOwnerId: CreatedId("The business's beneficial owner"),
+      documentIds: Type.Optional(Type.Array(Type.String(), { description: 'The documents uploaded for review' })),
+      verificationId: CreatedId('The (last) verification submitted'),
+      invitationCode: CreatedId('The invitation'),
+      inviteeCustomerId: CreatedId('The customer who claimed it'),
+      configId: CreatedId("The platform's sandbox configuration (a TEST event is about it)"),
+    },
+    { description: 'Every object the trigger created or used, by kind; only the kinds its flow needs' },
+  ),
+  {
+    customerId: 'Customer:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a13',
+    internalAccountId: 'InternalAccount:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a14',
+    externalAccountId: 'ExternalAccount:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a15',
+    quoteId: 'Quote:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a16',
+    transactionId: 'Transaction:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a17',
+  },
+);
+
+export const SandboxTrigger = component(
+  'SandboxTrigger',
+  Type.Object({
+    event: TriggerEventName,
+    eventId: Type.String({ description: 'The recorded event (GET /webhook-events/{eventId}); its webhook carries it' }),
+    objects: SandboxTriggerObjects,
+    clockAdvancedMs: Type.Integer({
+      minimum: 0,
+      description: 'How far the sandbox clock was moved: only an expiry needs time to pass; 0 otherwise',
+    }),
+  }),
+  {
+    event: 'OUTGOING_PAYMENT.FAILED',
+    eventId: 'Webhook:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a18',
+    objects: {
+      customerId: 'Customer:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a13',
+      internalAccountId: 'InternalAccount:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a14',
+      externalAccountId: 'ExternalAccount:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a15',
+      quoteId: 'Quote:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a16',
+      transactionId: 'Transaction:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a17',
+    },
+    clockAdvancedMs: 0,
   },
 );

@@ -75,17 +75,32 @@ export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: s
   return toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId));
 }
 
+/**
+ * The expiry step of a quote: a PENDING quote whose time has come on its platform's clock expires with its
+ * transaction. Answers how many milliseconds it is still early (0 when it expired or has nothing to expire).
+ */
+export async function expireIfDue(
+  { ctx, transactions }: QuoteRunner,
+  trx: Tx,
+  scope: Scope,
+  quoteId: string,
+): Promise<number> {
+  const quote = await scopedQuotes(trx, scope).selectAll().where('id', '=', quoteId).executeTakeFirst();
+  if (!quote || quote.status !== 'PENDING') return 0;
+  const earlyByMs = Number(quote.expires_at) - scopeNowMs(ctx, scope);
+  if (earlyByMs > 0) return earlyByMs;
+  const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
+  if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, { to: 'EXPIRED' });
+  return 0;
+}
+
 /** A quote that was not executed in time expires, on its platform's clock. */
-export function registerQuoteExpiry({ ctx, worker, transactions }: QuoteRunner): void {
+export function registerQuoteExpiry(runner: QuoteRunner): void {
+  const { ctx, worker } = runner;
   worker.registerInTransaction('quote.expire', async (trx, { quoteId }, _job, scope) => {
-    const quote = await scopedQuotes(trx, scope).selectAll().where('id', '=', quoteId).executeTakeFirst();
-    if (!quote || quote.status !== 'PENDING') return;
     // Jobs run on wall-clock time; the quote expires on its platform's clock. Not yet: come back then.
-    const earlyByMs = Number(quote.expires_at) - scopeNowMs(ctx, scope);
-    if (earlyByMs > 0) return runAgainAt(wallNowMs(ctx) + earlyByMs);
-    const row = await transactions.loadForUpdate(trx, scope, quote.transaction_id);
-    if (row?.status === 'PENDING') await moveTransaction(ctx, trx, scope, row, { to: 'EXPIRED' });
-    return undefined;
+    const earlyByMs = await expireIfDue(runner, trx, scope, quoteId);
+    return earlyByMs > 0 ? runAgainAt(wallNowMs(ctx) + earlyByMs) : undefined;
   });
 }
 

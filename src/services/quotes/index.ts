@@ -11,7 +11,7 @@ import type { ExternalAccountService } from '../external-accounts.ts';
 import type { RateService } from '../rates.ts';
 import { insertTransaction, newTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
 import { railOutcome } from '../transfers.ts';
-import { executeQuote, type QuoteRunner, registerQuoteExpiry, sandboxSend } from './execution.ts';
+import { executeQuote, expireIfDue, type QuoteRunner, registerQuoteExpiry, sandboxSend } from './execution.ts';
 import { quoteRow, priceQuote, transactionDraft } from './pricing.ts';
 import { listQuotes, loadQuote, type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';
 import { checkLookup, type QuoteParties, resolveDestination, resolveSource } from './resolution.ts';
@@ -34,6 +34,11 @@ export interface QuoteService {
   list(scope: Scope, filters: QuoteFilters, page: PageRequest): Promise<Page<Quote>>;
   /** Sandbox: the payer's funds arrive for a REALTIME_FUNDING quote. Raises FORBIDDEN, REFERENCE_NOT_FOUND, … */
   sandboxSend(scope: Scope, input: Parameters<typeof sandboxSend>[2]): Promise<Transaction>;
+  /**
+   * Runs a quote's expiry step now instead of when its job comes round (the sandbox trigger, after moving the
+   * clock): true when the quote expired, false when it is still early or no longer PENDING.
+   */
+  expireIfDue(scope: Scope, quoteId: string): Promise<boolean>;
 }
 
 interface QuoteDeps extends QuoteRunner, QuoteParties {
@@ -56,6 +61,11 @@ export function makeQuoteService(
     get: async (scope, quoteId) => toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId)),
     list: (scope, filters, page) => listQuotes(ctx.store.db, scope, filters, page),
     sandboxSend: (scope, input) => sandboxSend(deps, scope, input),
+    expireIfDue: async (scope, quoteId) =>
+      ctx.store.tx(async (trx) => {
+        const pending = (await loadQuote(ctx, trx, scope, quoteId)).status === 'PENDING';
+        return pending && (await expireIfDue(deps, trx, scope, quoteId)) === 0;
+      }),
   };
 }
 
