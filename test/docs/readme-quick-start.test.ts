@@ -17,7 +17,8 @@ export function readmeShellBlock(heading: string): string {
 }
 
 // `npx payouts` in the README runs the built package; here it runs the sources, as `npm run payouts` does.
-const SOURCE_NPX = `npx() { if [ "$1" = payouts ]; then shift; node --import tsx src/main.ts "$@"; else command npx "$@"; fi; }`;
+const SOURCE_NPX =
+  'npx() { if [ "$1" = payouts ]; then shift; node --import tsx src/main.ts "$@"; else command npx "$@"; fi; }';
 
 describe('the README quick start', { skip: engine === 'postgres' ? 'it runs on the embedded database' : false }, () => {
   let database: TestDatabase;
