@@ -5,11 +5,13 @@ export { ConfigError, loadConfig, VARIABLES, type Config, type LoadOptions } fro
 export { VERSION } from './version.ts';
 export {
   checkSignatures,
+  connectSandbox,
   type ApiAnswer,
   type ApiClient,
   type ApiRequest,
   startSandbox,
   type Sandbox,
+  type SandboxConnection,
   type SandboxCredentials,
   type SandboxWorkspace,
   type SignatureCheck,

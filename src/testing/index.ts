@@ -1,7 +1,9 @@
 // The test API (`import { startSandbox } from '@payouts-sandbox/server'`): see docs/testing-with-the-sandbox.md.
 export {
+  connectSandbox,
   startSandbox,
   type Sandbox,
+  type SandboxConnection,
   type SandboxCredentials,
   type SandboxWorkspace,
   type StartSandboxOptions,

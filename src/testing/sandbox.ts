@@ -62,16 +62,23 @@ export interface SandboxWorkspace {
   advanceClock(by: number | string): Promise<{ now: string; offsetMs: number }>;
 }
 
-export interface Sandbox extends SandboxWorkspace {
-  readonly mode: 'in-process' | 'child-process';
+/** A running sandbox, reached over HTTP: workspaces made through it get their webhooks in this process. */
+export interface SandboxConnection {
+  /** The API's base URL, http://127.0.0.1:PORT/2025-10-13. */
+  readonly baseUrl: string;
   /** The server's origin, http://127.0.0.1:PORT (for /healthz, /docs, /dashboard). */
   readonly serverUrl: string;
-  /** The folder of the embedded database (and documents); a temporary one is removed on close. */
-  readonly dataDir: string;
   /** A new, isolated workspace (a platform of its own) with the same helpers: one HTTP call, no process. */
   newWorkspace(options?: { name?: string; webhookEnvelope?: WebhookEnvelope }): Promise<SandboxWorkspace>;
-  /** Stops the server and the receiver and removes the temporary folder. Safe to call more than once. */
+  /** Stops what this process started (the receiver; for startSandbox, the server too). Safe to call twice. */
   close(): Promise<void>;
+}
+
+/** What startSandbox gives: the default workspace, and the server it started. */
+export interface Sandbox extends SandboxWorkspace, SandboxConnection {
+  readonly mode: 'in-process' | 'child-process';
+  /** The folder of the embedded database (and documents); a temporary one is removed on close. */
+  readonly dataDir: string;
 }
 
 interface Started {
@@ -165,6 +172,49 @@ async function unwind(cleanups: Array<() => unknown>): Promise<void> {
   if (failure) throw failure;
 }
 
+/** newWorkspace and close over a server at `serverUrl`, with webhooks to `receiver`; close runs `cleanups`. */
+function connection(
+  serverUrl: string,
+  receiver: WebhookReceiver,
+  envelope: WebhookEnvelope | undefined,
+  cleanups: Array<() => unknown>,
+): SandboxConnection {
+  const baseUrl = `${serverUrl}/${API_VERSION}`;
+  const anonymous = makeApiClient(baseUrl, undefined, 'the sandbox was closed');
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl,
+    serverUrl,
+    async newWorkspace(more = {}) {
+      const request = { method: 'POST', path: '/sandbox/workspaces', body: { name: more.name ?? 'test-workspace' } };
+      const made = expectOk(request, await anonymous.call(request)).body as SandboxCredentials;
+      const credentials = { tokenId: made.tokenId, clientSecret: made.clientSecret };
+      return bindWorkspace(baseUrl, credentials, receiver, more.webhookEnvelope ?? envelope);
+    },
+    close: () => (closing ??= unwind(cleanups)),
+  };
+}
+
+/**
+ * Reaches a sandbox that another process started, such as a Vitest globalSetup whose tests run in workers:
+ * `url` is its base URL (or origin). Workspaces made through it send their webhooks to a receiver in this
+ * process, so `waitFor` works here; close() stops that receiver and leaves the server running.
+ */
+export async function connectSandbox(
+  url: string,
+  options: { webhookEnvelope?: WebhookEnvelope } = {},
+): Promise<SandboxConnection> {
+  const origin = url
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(new RegExp(`/${API_VERSION}$`), '');
+  if (!/^https?:\/\/[^/]+$/.test(origin)) {
+    throw new TypeError(`connectSandbox takes the sandbox's base URL, such as http://127.0.0.1:8080/${API_VERSION}`);
+  }
+  const receiver = await startWebhookReceiver(systemClock);
+  return connection(origin, receiver, options.webhookEnvelope, [() => receiver.close()]);
+}
+
 /** Starts a sandbox for a test suite; see StartSandboxOptions for the defaults. */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
   const mode = options.mode ?? 'in-process';
@@ -186,26 +236,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         ? await startChildServer(childEnv(env), options.startTimeoutMs ?? 60_000)
         : await startInProcess(env);
     cleanups.push(() => started.stop());
-    const baseUrl = `${started.serverUrl}/${API_VERSION}`;
-    const newWorkspace: Sandbox['newWorkspace'] = async (more = {}) => {
-      const anonymous = makeApiClient(baseUrl, undefined, 'the sandbox was closed');
-      const request = { method: 'POST', path: '/sandbox/workspaces', body: { name: more.name ?? 'test-workspace' } };
-      const made = expectOk(request, await anonymous.call(request)).body as SandboxCredentials;
-      const credentials = { tokenId: made.tokenId, clientSecret: made.clientSecret };
-      return bindWorkspace(baseUrl, credentials, receiver, more.webhookEnvelope ?? options.webhookEnvelope);
-    };
+    const connected = connection(started.serverUrl, receiver, options.webhookEnvelope, cleanups);
     const workspace = preset
-      ? await bindWorkspace(baseUrl, preset, receiver, options.webhookEnvelope)
-      : await newWorkspace({ name: 'default' });
-    let closing: Promise<void> | undefined;
-    return {
-      ...workspace,
-      mode,
-      serverUrl: started.serverUrl,
-      dataDir,
-      newWorkspace,
-      close: () => (closing ??= unwind(cleanups)),
-    };
+      ? await bindWorkspace(connected.baseUrl, preset, receiver, options.webhookEnvelope)
+      : await connected.newWorkspace({ name: 'default' });
+    return { ...workspace, ...connected, mode, dataDir };
   } catch (err) {
     await unwind(cleanups).catch(() => undefined);
     throw err;

@@ -7,7 +7,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sqlitePath } from '../../src/store/db.ts';
-import { startSandbox, type Sandbox, type SandboxWorkspace, type StartSandboxOptions } from '../../src/index.ts';
+import {
+  connectSandbox,
+  startSandbox,
+  type Sandbox,
+  type SandboxWorkspace,
+  type StartSandboxOptions,
+} from '../../src/index.ts';
 import { client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { externalAccount, fundedCustomer } from '../money/fixtures.ts';
@@ -108,6 +114,16 @@ for (const mode of ['in-process', 'child-process'] as const) {
       const still = await platformOf(sandbox, other).api.get('/sandbox/clock');
       assert.equal(still.body.offsetMs, 0, "another workspace's clock did not move");
       await assert.rejects(ws.advanceClock('soon'), /duration such as 30s/, 'a malformed duration is refused');
+    });
+
+    it('connectSandbox reaches it from elsewhere: its workspaces get their webhooks there; close leaves it running', async () => {
+      const elsewhere = await connectSandbox(sandbox.baseUrl);
+      const ws = await elsewhere.newWorkspace();
+      assert.notEqual(new URL(ws.webhooks.url).port, new URL(sandbox.webhooks.url).port, 'a receiver of its own');
+      const test = await ws.webhooks.waitFor('TEST');
+      assert.equal(test.verified, true, 'the TEST webhook of the new endpoint arrived there, verified');
+      await elsewhere.close();
+      assert.equal((await fetch(`${sandbox.serverUrl}/healthz`)).status, 200, 'the sandbox still runs');
     });
 
     for (const envelope of ['LEGACY', 'CURRENT'] as const) {
