@@ -116,7 +116,7 @@ for (const mode of ['in-process', 'child-process'] as const) {
       await assert.rejects(ws.advanceClock('soon'), /duration such as 30s/, 'a malformed duration is refused');
     });
 
-    it('connectSandbox reaches it from elsewhere: its workspaces get their webhooks there; close leaves it running', async () => {
+    it('connectSandbox reaches it from elsewhere, with webhooks there; close leaves it running', async () => {
       const elsewhere = await connectSandbox(sandbox.baseUrl);
       const ws = await elsewhere.newWorkspace();
       assert.notEqual(new URL(ws.webhooks.url).port, new URL(sandbox.webhooks.url).port, 'a receiver of its own');
