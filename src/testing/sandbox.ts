@@ -97,7 +97,8 @@ function serverEnv(options: StartSandboxOptions, dataDir: string, preset: Sandbo
     LOG_LEVEL: options.logLevel ?? options.env?.LOG_LEVEL ?? 'error',
     // newWorkspace() is one unauthenticated POST: open, as on any loopback server unless told otherwise.
     SANDBOX_WORKSPACES: 'open',
-    // The receiver is on 127.0.0.1: a sandbox held to public webhook addresses could not reach it.
+    // The receiver is on 127.0.0.1: a sandbox held to public webhook addresses could not reach it. (Its twin,
+    // ALLOW_PRIVATE_WEBHOOK_URLS, is production's: the test API's workspaces are sandboxes.)
     SANDBOX_WEBHOOKS_PUBLIC_ONLY: 'false',
     SANDBOX_CREDENTIALS_FILE: '',
     SANDBOX_TOKEN_ID: preset?.tokenId ?? '',

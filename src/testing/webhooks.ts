@@ -102,7 +102,7 @@ function typeProblem(fine: string, envelopeType: string): string | undefined {
 }
 
 /** Parses and judges one POST against a workspace's keys. */
-export function judgeDelivery(
+function judgeDelivery(
   raw: Buffer,
   headers: IncomingHttpHeaders,
   keys: WebhookPublicKeys,
