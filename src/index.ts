@@ -3,3 +3,22 @@
 export { createApp, openServices, type App, type AppOptions } from './app.ts';
 export { ConfigError, loadConfig, VARIABLES, type Config, type LoadOptions } from './config.ts';
 export { VERSION } from './version.ts';
+export {
+  checkSignatures,
+  connectSandbox,
+  type ApiAnswer,
+  type ApiClient,
+  type ApiRequest,
+  startSandbox,
+  type Sandbox,
+  type SandboxConnection,
+  type SandboxCredentials,
+  type SandboxWorkspace,
+  type SignatureCheck,
+  type StartSandboxOptions,
+  type WaitForOptions,
+  type WebhookDelivery,
+  type WebhookEnvelope,
+  type WebhookInbox,
+  type WebhookPublicKeys,
+} from './testing/index.ts';

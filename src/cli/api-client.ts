@@ -87,11 +87,30 @@ export function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.en
         '(or SANDBOX_CREDENTIALS_FILE)',
     );
   }
-  const authorization = `Basic ${Buffer.from(`${credentials.tokenId}:${credentials.clientSecret}`).toString('base64')}`;
+  return makeApiClient(baseUrl, credentials);
+}
+
+/** The `Authorization` header value of sandbox credentials (HTTP Basic). */
+export function basicAuthorization(credentials: { tokenId: string; clientSecret: string }): string {
+  return `Basic ${Buffer.from(`${credentials.tokenId}:${credentials.clientSecret}`).toString('base64')}`;
+}
+
+/**
+ * A client of the API at `baseUrl` (…/2025-10-13): with credentials, every call carries them; without, it
+ * reaches the public routes only. The CLI's API commands and the test API (src/testing/) both call through it.
+ */
+export function makeApiClient(
+  baseUrl: string,
+  credentials: { tokenId: string; clientSecret: string } | undefined,
+  unreachableHint = 'start one with `payouts serve`',
+): ApiClient {
+  const authorization = credentials && basicAuthorization(credentials);
+  const server = baseUrl.slice(0, baseUrl.length - API_VERSION.length - 1);
   return {
     baseUrl,
     async call({ method, path, body, idempotencyKey }) {
-      const headers: Record<string, string> = { authorization, accept: 'application/json' };
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (authorization) headers.authorization = authorization;
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
       let response: Response;
@@ -103,7 +122,7 @@ export function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.en
         });
       } catch (err) {
         const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-        throw new ServerUnreachable(`no server answers at ${server} (${cause}): start one with \`payouts serve\``);
+        throw new ServerUnreachable(`no server answers at ${server} (${cause}): ${unreachableHint}`);
       }
       const text = await response.text();
       return { status: response.status, body: text === '' ? undefined : JSON.parse(text), headers: response.headers };

@@ -7,7 +7,7 @@ let serial = 0;
 
 /** A customer whose internal account in `currency` holds `amount` (smallest unit), funded through the sandbox. */
 export async function fundedCustomer(
-  p: TestPlatform,
+  p: Pick<TestPlatform, 'api'>,
   currency = 'USD',
   amount = 1_000_000,
 ): Promise<{ customerId: string; accountId: string }> {
@@ -28,7 +28,7 @@ export async function fundedCustomer(
 
 /** An ACTIVE external account of `type` whose primary identifier ends in `tail` (the sandbox outcome). */
 export async function externalAccount(
-  p: TestPlatform,
+  p: Pick<TestPlatform, 'api'>,
   customerId: string | null,
   type: AccountType,
   tail: string,

@@ -23,6 +23,50 @@ function ok(result: { code: number; stdout: string; stderr: string }, what: stri
   return result.stdout;
 }
 
+/** What a user's plain script does with the installed package's test API: no TypeScript, no tsx. */
+const SANDBOX_FLOW = `
+import { existsSync } from 'node:fs';
+import { startSandbox } from '${PACKAGE.name}';
+
+for (const mode of ['in-process', 'child-process']) {
+  const sandbox = await startSandbox({ mode });
+  const call = async (method, path, body) => {
+    const response = await fetch(sandbox.baseUrl + path, {
+      method,
+      headers: { authorization: sandbox.credentials.authorization, 'content-type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(method + ' ' + path + ': ' + JSON.stringify(json));
+    return json;
+  };
+  try {
+    const customer = await call('POST', '/customers', {
+      customerType: 'INDIVIDUAL', platformCustomerId: 'flow-1', fullName: 'Ada Lovelace',
+    });
+    const accounts = await call('GET', '/customers/internal-accounts?customerId=' + customer.id + '&currency=USD');
+    await call('POST', '/sandbox/internal-accounts/' + accounts.data[0].id + '/fund', { amount: 10000 });
+    const bank = await call('POST', '/customers/external-accounts', {
+      customerId: customer.id, currency: 'USD',
+      accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456000', routingNumber: '021000021',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Ada Lovelace' } },
+    });
+    const payout = await call('POST', '/transfer-out', {
+      source: { accountId: accounts.data[0].id }, destination: { accountId: bank.id }, amount: 2500,
+    });
+    const webhook = await sandbox.webhooks.waitFor('OUTGOING_PAYMENT.COMPLETED', {
+      match: (delivery) => delivery.data.id === payout.id,
+    });
+    await (await sandbox.newWorkspace()).advanceClock('1m');
+    await sandbox.close();
+    const removed = !existsSync(sandbox.dataDir);
+    console.log(JSON.stringify({ mode, status: webhook.data.status, verified: webhook.verified, removed }));
+  } finally {
+    await sandbox.close();
+  }
+}
+`;
+
 describe('the packed package', { skip }, () => {
   const root = mkdtempSync(join(tmpdir(), 'payouts-pack-'));
   const app = join(root, 'app');
@@ -45,7 +89,8 @@ describe('the packed package', { skip }, () => {
 
   it('holds compiled JavaScript with declarations, and no TypeScript source', () => {
     const installed = join(app, 'node_modules', ...PACKAGE.name.split('/'));
-    for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/main.js', 'bin/payouts.mjs', 'README.md']) {
+    const files = ['dist/index.js', 'dist/index.d.ts', 'dist/main.js', 'dist/testing/index.d.ts', 'bin/payouts.mjs'];
+    for (const file of [...files, 'README.md']) {
       assert.ok(existsSync(join(installed, file)), `the package holds ${file}`);
     }
     assert.ok(!existsSync(join(installed, 'src')), 'the TypeScript sources are not shipped');
@@ -82,6 +127,17 @@ describe('the packed package', { skip }, () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('startSandbox runs a payout from a plain .mjs file, in-process and as a child process', async () => {
+    writeFileSync(join(app, 'flow.mjs'), SANDBOX_FLOW);
+    const result = await runCommand(process.execPath, ['flow.mjs'], { env, cwd: app, timeoutMs: 120_000 });
+    const lines = ok(result, 'node flow.mjs').trim().split('\n');
+    assert.deepEqual(
+      lines.map((line) => JSON.parse(line) as unknown),
+      ['in-process', 'child-process'].map((mode) => ({ mode, status: 'COMPLETED', verified: true, removed: true })),
+      `the packed startSandbox paid out and cleaned up in both modes:\n${result.stdout}${result.stderr}`,
+    );
   });
 
   it('imports as a library, with its types', async () => {

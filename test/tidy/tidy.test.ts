@@ -38,7 +38,7 @@ function sourceFiles(...dirs: string[]): string[] {
   );
 }
 
-const ALL = sourceFiles('src', 'test', 'bench', 'scripts', 'bin');
+const ALL = sourceFiles('src', 'test', 'bench', 'scripts', 'bin', 'examples');
 const SRC = ALL.filter((f) => f.startsWith('src/'));
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
