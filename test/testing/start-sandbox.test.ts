@@ -81,6 +81,23 @@ for (const mode of ['in-process', 'child-process'] as const) {
       assert.equal((await client(sandbox.serverUrl, wrong).get('/customers')).status, 401, 'a wrong secret is refused');
     });
 
+    it('hands out links that name the port it listens on', async () => {
+      const api = client(sandbox.serverUrl, sandbox.credentials);
+      const inviter = await api.post('/customers', {
+        customerType: 'INDIVIDUAL',
+        platformCustomerId: 'inviter-1',
+        fullName: 'Ada Lovelace',
+      });
+      assert.equal(inviter.status, 201, `POST /customers: ${JSON.stringify(inviter.body)}`);
+      const invitation = await api.post('/invitations', { inviterUma: inviter.body.umaAddress });
+      assert.equal(invitation.status, 201, `POST /invitations: ${JSON.stringify(invitation.body)}`);
+      assert.equal(
+        invitation.body.url,
+        `${sandbox.serverUrl}/invitations/${invitation.body.code}`,
+        'a link that works',
+      );
+    });
+
     it('makes isolated workspaces: each sees only its own customers', async () => {
       const [a, b] = [await sandbox.newWorkspace({ name: 'a' }), await sandbox.newWorkspace({ name: 'b' })];
       assert.notEqual(a.credentials.tokenId, b.credentials.tokenId, 'each workspace has credentials of its own');

@@ -34,6 +34,8 @@ export async function serveApp(config: Config, terminal: Terminal): Promise<App>
     await app.close();
     throw err;
   }
+  // PORT=0 picks the port only now: links the service hands out (invitations) must name the port it got.
+  if (config.port === 0 && config.publicUrl.endsWith(':0')) config.publicUrl = listeningUrl(app);
   // Only once the port is ours, so a start that cannot serve never makes (and loses) credentials.
   await firstStart(app, config, terminal);
   return app;
