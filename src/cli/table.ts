@@ -4,6 +4,7 @@ import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
+import { listenCommand } from './commands/listen.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly CliCommand[] = [
   ...keyCommands,
   fixturesCommand,
   triggerCommand,
+  listenCommand,
 ];

@@ -134,6 +134,8 @@ function judgeDelivery(
 export class Inbox implements WebhookInbox {
   readonly deliveries: WebhookDelivery[] = [];
   readonly rejected: WebhookDelivery[] = [];
+  /** Told of every delivery as it arrives, verified or not (`payouts listen` prints them). */
+  onDelivery: ((delivery: WebhookDelivery) => void) | undefined;
   private readonly waiters = new Set<Waiter>();
 
   constructor(
@@ -148,6 +150,7 @@ export class Inbox implements WebhookInbox {
 
   /** Takes a judged delivery: keeps it, and wakes the waits it satisfies. */
   take(delivery: WebhookDelivery): void {
+    this.onDelivery?.(delivery);
     if (!delivery.verified) {
       this.rejected.push(delivery);
       return;
@@ -226,8 +229,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-/** Starts the receiver on 127.0.0.1 and a free port. */
-export async function startWebhookReceiver(clock: Clock): Promise<WebhookReceiver> {
+/** Starts the receiver on 127.0.0.1, on `port` or a free one. */
+export async function startWebhookReceiver(clock: Clock, port = 0): Promise<WebhookReceiver> {
   const inboxes = new Map<string, Inbox>();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const inbox = inboxes.get((req.url ?? '/').split('?')[0] ?? '/');
@@ -246,7 +249,7 @@ export async function startWebhookReceiver(clock: Clock): Promise<WebhookReceive
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let closing: Promise<void> | undefined;
