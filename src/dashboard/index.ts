@@ -18,6 +18,8 @@ import { homeScreen } from './screens/home.ts';
 import { transactionScreens } from './screens/transactions.ts';
 import { tokenScreens } from './screens/tokens.ts';
 import { sandboxScreens } from './screens/sandbox.ts';
+import { sandboxTriggerScreens } from './screens/sandbox-triggers.ts';
+import { sandboxWorkspaceScreens } from './screens/sandbox-workspace.ts';
 import { webhookScreens } from './screens/webhooks.ts';
 import { quoteScreens } from './screens/quotes.ts';
 import { customerScreens } from './screens/customers.ts';
@@ -115,6 +117,8 @@ export function dashboard(services: Services) {
       transactionScreens(signed, screens);
       tokenScreens(signed, screens);
       sandboxScreens(signed, screens);
+      sandboxTriggerScreens(signed, screens);
+      sandboxWorkspaceScreens(signed, screens);
       webhookScreens(signed, screens);
       quoteScreens(signed, screens);
       customerScreens(signed, screens);

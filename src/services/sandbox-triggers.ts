@@ -342,6 +342,30 @@ const FLOWS: Readonly<Record<TriggerEvent, Flow>> = {
   TEST: testEvent,
 };
 
+/** What each flow does, in a sentence, for the people choosing one (the dashboard's Triggers tab). */
+export const TRIGGER_SUMMARIES: Readonly<Record<TriggerEvent, string>> = {
+  'OUTGOING_PAYMENT.PENDING': 'A funded customer quotes a payout to a bank account and leaves it unexecuted',
+  'OUTGOING_PAYMENT.PROCESSING': 'A payout through a quote to an account ending 003: it stays PROCESSING for 6 minutes',
+  'OUTGOING_PAYMENT.COMPLETED': 'A payout through a quote to an account ending 000: it completes',
+  'OUTGOING_PAYMENT.FAILED': 'A payout to an account ending 004: the rail fails it and the amount is refunded',
+  'OUTGOING_PAYMENT.REFUND_COMPLETED': 'A payout to an account ending 004: it fails and its refund completes',
+  'OUTGOING_PAYMENT.REFUND_FAILED': 'A payout to an account ending 007: it fails and so does its refund',
+  'OUTGOING_PAYMENT.EXPIRED': 'A payout quote left unexecuted; the sandbox clock moves to its expiry',
+  'INCOMING_PAYMENT.PENDING': "A customer's bank account starts a deposit into their internal account",
+  'INCOMING_PAYMENT.PROCESSING': 'A deposit from an account ending 000 reaches the rail (and completes)',
+  'INCOMING_PAYMENT.COMPLETED': 'A deposit from an account ending 000 completes',
+  'INCOMING_PAYMENT.FAILED': 'A deposit from an account ending 002 fails (INSUFFICIENT_BALANCE)',
+  'VERIFICATION.RESOLVE_ERRORS': 'A customer with nothing but a name submits a verification: it lists what is missing',
+  'VERIFICATION.APPROVED': 'A business with an owner and its documents submits a verification: approved',
+  'VERIFICATION.PENDING_MANUAL_REVIEW': 'A business whose registration number ends 001 goes to manual review',
+  'VERIFICATION.REJECTED': 'A business whose registration number ends 002 is rejected',
+  'CUSTOMER.KYB_PENDING': 'A business whose registration number ends 001: its KYB status becomes PENDING',
+  'CUSTOMER.KYB_REJECTED': 'A business whose registration number ends 002: its KYB status becomes REJECTED',
+  'CUSTOMER.KYB_APPROVED': 'A business in manual review corrects its registration number and is approved',
+  'INVITATION.CLAIMED': 'A customer invites another, who claims the invitation',
+  TEST: 'The test event, recorded again for the webhook endpoint configured now',
+};
+
 /**
  * Runs the flow of `event` in the caller's sandbox, in one database transaction (all of it or nothing),
  * and answers the recorded event with what was created. Raises FORBIDDEN for production.

@@ -40,6 +40,24 @@ const SCOPED_TABLES = [
   'journal_entries',
 ] as const satisfies ReadonlyArray<keyof Database>;
 
+/**
+ * What resetWorkspace deletes and what it keeps, in words, for the people about to press it (the dashboard's
+ * Reset section). Kept next to the code it describes so the two change together.
+ */
+export const RESET_DELETES = [
+  'customers, their internal and external accounts, beneficial owners, documents and verifications',
+  'transactions, quotes and invitations',
+  'ledger entries and postings (the platform accounts stay, at a zero balance)',
+  'webhook events and their delivery attempts, queued jobs, idempotency keys and receiver lookups',
+  'the sandbox clock’s offset: it goes back to real time',
+] as const;
+export const RESET_KEEPS = [
+  'API tokens and their secrets: every session and integration keeps working',
+  'the configuration: webhook endpoint, envelope, currencies and the webhook signing keys',
+  'the platform’s own internal accounts (same ids)',
+  'the saved snapshots',
+] as const;
+
 type ScopedTable = (typeof SCOPED_TABLES)[number];
 /** The state of a workspace: its rows by table (postings and webhook attempts are read through their parent). */
 type Rows = Record<ScopedTable | 'postings' | 'webhook_attempts', Record<string, unknown>[]>;

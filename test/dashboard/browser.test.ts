@@ -152,6 +152,23 @@ describe(`dashboard in headless Chromium (${engine})`, { skip: SKIP }, () => {
     assert.match(await attempt.locator('td.response').innerText(), /200/, 'the response status');
   });
 
+  it('triggers an event from the Sandbox screen and follows the link to the transaction it created', async () => {
+    await nav('Sandbox');
+    await page.getByRole('navigation', { name: 'Sandbox sections' }).getByRole('link', { name: 'Triggers' }).click();
+    await page.getByLabel('Event', { exact: true }).selectOption('OUTGOING_PAYMENT.COMPLETED');
+    await page.getByRole('button', { name: 'Trigger event' }).click();
+    assert.match(await flash(), /OUTGOING_PAYMENT\.COMPLETED recorded as Webhook:/, 'the flash names the event');
+    const result = page.locator('section[aria-labelledby="triggered"]');
+    const eventId = (await result.getByRole('link', { name: /^Webhook:/ }).innerText()).trim();
+    const link = result.getByRole('link', { name: /^Transaction:/ });
+    const txId = (await link.innerText()).trim();
+    await link.click();
+    await page.getByRole('heading', { name: txId }).waitFor();
+    assert.equal(await page.locator('h1 .badge').innerText(), 'COMPLETED', 'the payout the trigger made completed');
+    const events = (await page.locator('article.event').allInnerTexts()).join('\n');
+    assert.ok(events.includes(eventId), "its event is among the payment's events");
+  });
+
   it('creates a token with its secret shown once, and revokes it', async () => {
     // A token: created with its secret shown once, then revoked; its credentials stop working.
     await nav('API tokens');
@@ -191,6 +208,12 @@ describe(`dashboard in headless Chromium (${engine})`, { skip: SKIP }, () => {
       await plain.getByRole('heading', { name: /Transaction:/ }).waitFor();
       await settles(plain, 'COMPLETED');
       assert.ok((await plain.locator('svg.chart').count()) === 0, 'no chart on this page');
+      // The sandbox kit's forms post without a script too: a snapshot saved from the keyboard.
+      await plain.goto(`${server.baseUrl}/dashboard/sandbox/workspace`);
+      await plain.getByLabel('Snapshot name').fill('keyboard');
+      await plain.getByLabel('Snapshot name').press('Enter');
+      assert.match(await plain.locator('.flash').innerText(), /Saved snapshot “keyboard”/, 'saved');
+      assert.equal(await plain.getByRole('cell', { name: 'keyboard', exact: true }).count(), 1, 'and listed');
       await plain.goto(`${server.baseUrl}/dashboard`);
       assert.equal(await plain.locator('svg.chart').count(), 1, 'the home chart is drawn by the server');
     } finally {

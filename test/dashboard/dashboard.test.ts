@@ -114,6 +114,9 @@ describe('dashboard over HTTP', () => {
     const forms: Array<[string, Record<string, string>]> = [
       ['/dashboard/sandbox/scenarios', { suffix: '000' }],
       ['/dashboard/sandbox/clock/advance', { seconds: '60' }],
+      ['/dashboard/sandbox/triggers', { event: 'TEST' }],
+      ['/dashboard/sandbox/reset', { confirm: 'reset' }],
+      ['/dashboard/sandbox/snapshots', { name: 'x' }],
       ['/dashboard/tokens', { name: 'x', permissions: 'VIEW' }],
       ['/dashboard/webhooks/config', { webhookEndpoint: '' }],
       [`/dashboard/transactions/${encodeURIComponent(aTx)}/cancel`, {}],
@@ -464,6 +467,10 @@ describe('dashboard over HTTP', () => {
       ['/dashboard/sandbox/scenarios', ['kind', 'suffix']],
       ['/dashboard/sandbox/clock/advance', ['seconds']],
       ['/dashboard/sandbox/fund', ['accountId', 'amount']],
+      ['/dashboard/sandbox/triggers', ['event']],
+      ['/dashboard/sandbox/reset', ['confirm']],
+      ['/dashboard/sandbox/snapshots', ['name']],
+      ['/dashboard/sandbox/snapshots/Snapshot:nope/restore', []],
       ['/dashboard/tokens', ['name', 'permissions']],
       ['/dashboard/webhooks/config', ['webhookEndpoint', 'webhookEnvelope']],
       ['/dashboard/sign-in', ['tokenId', 'clientSecret']],
@@ -495,6 +502,7 @@ describe('dashboard over HTTP', () => {
       '/dashboard/webhooks/events/nope',
       '/dashboard/quotes/Quote:nope',
       '/dashboard/customers/Customer:nope',
+      '/dashboard/sandbox/snapshots/Snapshot:nope',
       '/dashboard/tokens?cursor=%7B%7D',
       '/dashboard/no-such-page',
     ];

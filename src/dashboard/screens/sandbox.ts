@@ -1,8 +1,9 @@
-// Sandbox controls: the clock, funding an internal account, and the suffix table as one-click scenarios.
+// The Sandbox screen's first tab: the clock, funding an internal account, and the suffix table as one-click
+// scenarios.
 // A scenario runs the real flow (an external account whose number ends in the suffix, a transfer out of
 // the platform's account) and then lets the worker run what is due, so its outcome shows at once.
 import { randomInt } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { CURRENCIES } from '../../domain/currencies.ts';
 import { QUOTE_OUTCOMES, TRANSFER_OUTCOMES, type Outcome } from '../../rails/sandbox-outcomes.ts';
@@ -12,6 +13,7 @@ import { MAX_SANDBOX_FUND } from '../../services/internal-accounts.ts';
 import { MAX_ADVANCE_MS } from '../../services/sandbox-clock.ts';
 import { choice, fieldsOf, integer, minorUnits, requiredText } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
+import { sandboxOnly, sandboxPage } from './sandbox-tabs.ts';
 
 const hide = { schema: { hide: true } };
 
@@ -126,13 +128,9 @@ async function runScenario(services: Services, scope: Principal, scenario: Scena
   return transactionId;
 }
 
-function sandboxOnly(req: FastifyRequest): void {
-  if (req.principal.environment !== 'sandbox')
-    throw new AppError('FORBIDDEN', 'The sandbox screen is for sandbox tokens; this one is for production');
-}
-
 export function sandboxScreens(app: FastifyInstance, { services, page }: Screens): void {
   const { sandboxClock, internalAccounts } = services;
+  const show = sandboxPage(page);
 
   app.get('/sandbox', hide, async (req, reply) => {
     need(req, 'VIEW');
@@ -141,7 +139,7 @@ export function sandboxScreens(app: FastifyInstance, { services, page }: Screens
       sandboxClock.get(req.principal),
       internalAccounts.listPlatformAccounts(req.principal, {}),
     ]);
-    return page(req, reply, 'sandbox', { title: 'Sandbox', nav: 'sandbox', clock, accounts, scenarios: SCENARIOS });
+    return show(req, reply, 'overview', 'sandbox', { clock, accounts, scenarios: SCENARIOS });
   });
 
   app.post('/sandbox/clock/advance', hide, async (req, reply) => {
