@@ -3,6 +3,7 @@
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
 import { keyCommands } from './commands/keys.ts';
+import { logsCommands } from './commands/logs.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -17,4 +18,5 @@ export const COMMANDS: readonly CliCommand[] = [
   ...settlementCommands,
   ...backupCommands,
   ...keyCommands,
+  ...logsCommands,
 ];

@@ -21,6 +21,8 @@ import { makeQuoteService } from './quotes/index.ts';
 import { makeRateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
 import { makeSandboxClockService } from './sandbox-clock.ts';
+import { makeSandboxFaults } from './sandbox-faults.ts';
+import { makeSandboxRequestLog } from './sandbox-requests.ts';
 import { makeTokenService } from './tokens.ts';
 import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
@@ -85,6 +87,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     webhooks,
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
+    sandboxRequests: makeSandboxRequestLog(ctx, log),
+    sandboxFaults: makeSandboxFaults(ctx),
   };
 }
 

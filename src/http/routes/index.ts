@@ -11,6 +11,7 @@ import { invitationRoutes } from './invitations.ts';
 import { receiverRoutes } from './receiver.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
 import { sandboxWorkspaceRoutes } from './sandbox-workspaces.ts';
+import { sandboxDiagnosticRoutes } from './sandbox-diagnostics.ts';
 import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
 import { transactionRoutes, transferRoutes } from './transactions.ts';
@@ -23,6 +24,7 @@ export function registerRoutes(api: Http, services: Services): void {
   internalAccountRoutes(api, services);
   sandboxClockRoutes(api, services);
   sandboxWorkspaceRoutes(api, services);
+  sandboxDiagnosticRoutes(api, services);
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);

@@ -34,8 +34,9 @@ const DOCS = {
   reset: {
     summary: "Empty the calling workspace's sandbox",
     description:
-      'Deletes its customers, accounts, transactions, ledger entries, quotes, events, jobs and documents and ' +
-      'sets its clock back to real time; its credentials, configuration and webhook keys stay.',
+      'Deletes its customers, accounts, transactions, ledger entries, quotes, events, jobs, documents, request ' +
+      'log and fault rules, and sets its clock back to real time; its credentials, configuration and webhook ' +
+      'keys stay.',
   },
   snapshot: {
     summary: "Save the calling workspace's whole sandbox state",
@@ -90,7 +91,13 @@ export function sandboxWorkspaceRoutes(api: Http, services: Services): void {
   api.post('/sandbox/reset', {
     config: { permission: 'MANAGE', sandboxOnly: true },
     schema: { tags, ...DOCS.reset, response: { 200: SandboxReset, ...errors(401, 403) } },
-    handler: async (req) => resetWorkspace(ctx, req.principal),
+    handler: async (req) => {
+      // What this process still holds of the log is written first, so the reset removes it too.
+      await services.sandboxRequests.flush();
+      const reset = await resetWorkspace(ctx, req.principal);
+      services.sandboxFaults.forget(req.principal);
+      return reset;
+    },
   });
   api.post('/sandbox/snapshots', {
     config: { permission: 'MANAGE', sandboxOnly: true, idempotent: true },
