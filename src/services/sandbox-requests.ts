@@ -7,7 +7,7 @@ import { iso } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import { type Ctx, type Scope, wallNowMs } from '../context.ts';
-import { detached } from '../store/db.ts';
+import { detached, type Tx } from '../store/db.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { SandboxRequestsTable } from '../store/schema.ts';
 
@@ -15,8 +15,12 @@ import type { SandboxRequestsTable } from '../store/schema.ts';
 export const FLUSH_EVERY_MS = 200;
 /** A full batch is written at once, without waiting for the timer. */
 const BATCH_SIZE = 500;
-/** Rows per INSERT statement: well under both engines' limit on bound parameters. */
-const ROWS_PER_INSERT = 200;
+/**
+ * Rows per INSERT statement: well under both engines' limit on bound parameters. A batch is cut into
+ * powers of two up to this, so the log adds at most eight statement texts to each connection's cache of
+ * prepared statements, however its batches vary.
+ */
+const ROWS_PER_INSERT = 128;
 /** What one process holds while the database is unreachable; beyond it the oldest entries are dropped. */
 const MAX_BUFFERED = 20_000;
 
@@ -124,8 +128,7 @@ function toLoggedRequest(row: SandboxRequestsTable, withBodies: boolean): Logged
 }
 
 /** Keeps only the newest `size` entries of one workspace: one index seek to the first entry past them. */
-async function trim(ctx: Ctx, platformId: string, environment: Scope['environment'], size: number): Promise<void> {
-  const db = ctx.store.db;
+async function trim(db: Tx, platformId: string, environment: Scope['environment'], size: number): Promise<void> {
   const cutoff = await db
     .selectFrom('sandbox_requests')
     .select(['created_at', 'id'])
@@ -150,16 +153,29 @@ async function trim(ctx: Ctx, platformId: string, environment: Scope['environmen
     .execute();
 }
 
+/** The largest power of two, at most ROWS_PER_INSERT, that fits in `n`. */
+function chunkOf(n: number): number {
+  let size = ROWS_PER_INSERT;
+  while (size > n) size /= 2;
+  return size;
+}
+
+/** One transaction per batch (one commit, one fsync on SQLite), never a request's: the rows, then the bound. */
 async function write(ctx: Ctx, entries: RequestLogEntry[]): Promise<void> {
   const rows = entries.map(toRow);
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    await ctx.store.db
-      .insertInto('sandbox_requests')
-      .values(rows.slice(i, i + ROWS_PER_INSERT))
-      .execute();
-  }
   const workspaces = new Map(entries.map((e) => [`${e.platformId} ${e.environment}`, e]));
-  for (const e of workspaces.values()) await trim(ctx, e.platformId, e.environment, ctx.config.sandboxRequestLog.size);
+  await ctx.store.tx(async (trx) => {
+    for (let i = 0; i < rows.length; ) {
+      const size = chunkOf(rows.length - i);
+      await trx
+        .insertInto('sandbox_requests')
+        .values(rows.slice(i, i + size))
+        .execute();
+      i += size;
+    }
+    for (const e of workspaces.values())
+      await trim(trx, e.platformId, e.environment, ctx.config.sandboxRequestLog.size);
+  });
 }
 
 function filtered(ctx: Ctx, scope: Scope, f: RequestLogFilters) {
