@@ -4,6 +4,7 @@
 // timer, when a batch is full, before a read, and on close.
 import type { Logger } from 'pino';
 import { iso } from '../domain/clock.ts';
+import { sql } from 'kysely';
 import { newId } from '../domain/ids.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import { type Ctx, type Scope, wallNowMs } from '../context.ts';
@@ -184,8 +185,12 @@ function filtered(ctx: Ctx, scope: Scope, f: RequestLogFilters) {
     .where('platform_id', '=', scope.platformId)
     .where('environment', '=', scope.environment);
   if (f.method !== undefined) q = q.where('method', '=', f.method);
-  // A prefix compared as a range, not LIKE: no wildcard in a path can widen it, and the index still serves.
-  if (f.pathPrefix !== undefined) q = q.where('path', '>=', f.pathPrefix).where('path', '<', `${f.pathPrefix}\uffff`);
+  // Compared as text, not with LIKE (a `%` or `_` in a path would widen it, and SQLite's LIKE ignores case) nor
+  // as a range (a PostgreSQL collation may not sort `/` as a byte); the workspace's index has narrowed the rows.
+  if (f.pathPrefix !== undefined) {
+    const prefix = f.pathPrefix;
+    q = q.where(sql<string>`substr(path, 1, ${[...prefix].length})`, '=', prefix);
+  }
   if (f.status && 'exact' in f.status) q = q.where('status', '=', BigInt(f.status.exact));
   if (f.status && 'hundreds' in f.status) {
     const from = BigInt(f.status.hundreds * 100);

@@ -115,6 +115,8 @@ describe('the sandbox request log', () => {
     const ids = async (query: string) => (await logOf(ws, query)).data.map((e) => e.requestId);
     assert.deepEqual(await ids('?method=POST'), ['f-bad'], 'by method');
     assert.deepEqual(await ids('?path=/customers/'), ['f-missing-2', 'f-missing-1'], 'by path prefix');
+    assert.deepEqual(await ids('?path=/CUSTOMERS'), [], 'a prefix is compared case for case');
+    assert.deepEqual(await ids('?path=/customers_'), [], 'with no wildcard');
     assert.deepEqual(await ids('?status=4xx'), ['f-bad', 'f-missing-2', 'f-missing-1'], 'by class');
     assert.deepEqual(await ids('?status=200'), ['f-list-2', 'f-list-1'], 'by status');
     assert.deepEqual(await ids('?errorCode=INVALID_INPUT'), ['f-bad'], 'by error code');
