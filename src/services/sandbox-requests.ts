@@ -12,8 +12,11 @@ import { detached, type Tx } from '../store/db.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { SandboxRequestsTable } from '../store/schema.ts';
 
-/** How long an entry may wait in memory before it is written: how stale another process's view can be. */
-export const FLUSH_EVERY_MS = 200;
+/**
+ * How long an entry may wait in memory before it is written: how stale another process's view can be. Each
+ * write is a few statements whatever its size, so a longer wait makes them cheaper per request.
+ */
+export const FLUSH_EVERY_MS = 500;
 /** A full batch is written at once, without waiting for the timer. */
 const BATCH_SIZE = 500;
 /**
@@ -128,9 +131,12 @@ function toLoggedRequest(row: SandboxRequestsTable, withBodies: boolean): Logged
   return entry;
 }
 
-/** Keeps only the newest `size` entries of one workspace: one index seek to the first entry past them. */
+/**
+ * Keeps only the newest `size` entries of one workspace, in one statement: the first entry past them is
+ * found through the index, and it and every older one go (nothing, when there is no such entry).
+ */
 async function trim(db: Tx, platformId: string, environment: Scope['environment'], size: number): Promise<void> {
-  const cutoff = await db
+  const firstTooOld = db
     .selectFrom('sandbox_requests')
     .select(['created_at', 'id'])
     .where('platform_id', '=', platformId)
@@ -138,19 +144,12 @@ async function trim(db: Tx, platformId: string, environment: Scope['environment'
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
-    .offset(size)
-    .executeTakeFirst();
-  if (!cutoff) return;
+    .offset(size);
   await db
     .deleteFrom('sandbox_requests')
     .where('platform_id', '=', platformId)
     .where('environment', '=', environment)
-    .where((eb) =>
-      eb.or([
-        eb('created_at', '<', cutoff.created_at),
-        eb.and([eb('created_at', '=', cutoff.created_at), eb('id', '<=', cutoff.id)]),
-      ]),
-    )
+    .where(sql<boolean>`(created_at, id) <= (${firstTooOld})`)
     .execute();
 }
 

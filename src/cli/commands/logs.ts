@@ -8,7 +8,7 @@ import { stringOption, type CliCommand, type CliInput } from '../command.ts';
 /** How often a follow asks for new entries. */
 const POLL_MS = 500;
 /**
- * Another server process writes its entries up to 200 ms after they arrived (and a slow request is logged
+ * Another server process writes its entries up to 500 ms after they arrived (and a slow request is logged
  * at its arrival time when it ends): each poll looks this far behind the newest entry shown, and skips the
  * ones already printed.
  */
@@ -48,7 +48,7 @@ const FILTERS = [
 /** One line a person reads: time, status, method and path, latency, request id, then what is notable. */
 export function formatEntry(e: Entry): string {
   const extras = [
-    e.errorCode && e.errorCode,
+    e.errorCode,
     e.idempotencyKey !== null && `idempotency-key=${e.idempotencyKey}`,
     e.faultId !== null && `fault=${e.faultId}`,
   ].filter(Boolean);
@@ -114,7 +114,9 @@ async function tail(input: CliInput): Promise<number> {
       await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => undefined);
       if (stop.signal.aborted) break;
       const newest = Math.max(0, ...shown.values());
-      const entries = await newEntries(client, base, newest > 0 ? newest - LOOK_BACK_MS : undefined);
+      // The look-back never reaches before a --since the user gave.
+      const since = Math.max(newest - LOOK_BACK_MS, Date.parse(base.get('since') ?? '') || 0);
+      const entries = await newEntries(client, base, since > 0 ? since : undefined);
       for (const e of entries) {
         if (shown.has(e.id) || Date.parse(e.time) < floorMs) continue;
         shown.set(e.id, Date.parse(e.time));

@@ -19,7 +19,7 @@ const DOCS = {
       "Every API request made with this sandbox workspace's credentials: method, path, status, latency, request " +
       'id, idempotency key, error code and the fault rule applied. Filter by method, path prefix, status (404) ' +
       'or class (4xx), errorCode, idempotencyKey, requestId, faultId, since and until. This process writes what ' +
-      'it holds first; another server process within 200 ms. The newest SANDBOX_REQUEST_LOG_SIZE entries are kept.',
+      'it holds first; another server process within 500 ms. The newest SANDBOX_REQUEST_LOG_SIZE entries are kept.',
   },
   create: {
     summary: 'Add a fault rule to the calling workspace',
