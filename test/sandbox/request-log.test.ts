@@ -92,6 +92,24 @@ describe('the sandbox request log', () => {
     assert.ok(!rows.includes('Ada Lovelace'), 'no body is kept unless asked for');
   });
 
+  it('records a request its token may not make (403), and none without credentials (401)', async () => {
+    const ws = await workspace(server);
+    const token = await ws.api.post('/tokens', { name: 'read-only', permissions: ['VIEW'] });
+    assert.equal(token.status, 201, JSON.stringify(token.body));
+    const readOnly = client(server.baseUrl, { tokenId: token.body.id, clientSecret: token.body.clientSecret });
+    const refused = await readOnly.request('POST', '/customers', CUSTOMER, { 'x-request-id': 'no-permission' });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    const anonymous = await client(server.baseUrl).request('GET', '/customers', undefined, { 'x-request-id': 'anon' });
+    assert.equal(anonymous.status, 401, 'no credentials');
+    const [entry, ...rest] = (await logOf(ws)).data;
+    assert.deepEqual(
+      [entry?.requestId, entry?.status, entry?.errorCode],
+      ['no-permission', 403, 'FORBIDDEN'],
+      'the refusal, logged in the workspace whose token was used',
+    );
+    assert.ok(!rest.some((e) => e.requestId === 'anon'), 'a request nobody can be named for is not logged');
+  });
+
   it('keeps requests in the order they were made, and never its own reads', async () => {
     const ws = await workspace(server);
     for (let i = 1; i <= 6; i++) {
