@@ -33,11 +33,14 @@ declare module 'fastify' {
   }
 }
 
-/** The path under the API's base, without its query, percent-decoded where it can be. */
+/**
+ * The path under the API's base, without its query, percent-decoded where it can be. A decoded NUL becomes
+ * U+FFFD: PostgreSQL text cannot hold one, and the log must be able to store any path a client sends.
+ */
 function apiPathOf(url: string): string {
   const path = (url.split('?')[0] ?? '/').slice(API_VERSION.length + 1) || '/';
   try {
-    return decodeURIComponent(path);
+    return decodeURIComponent(path).replaceAll('\0', '\uFFFD');
   } catch {
     return path;
   }

@@ -27,6 +27,8 @@ const BATCH_SIZE = 500;
 const ROWS_PER_INSERT = 128;
 /** What one process holds while the database is unreachable; beyond it the oldest entries are dropped. */
 const MAX_BUFFERED = 20_000;
+/** A batch that fails this often in a row is dropped: one the database can never take must not block the rest. */
+const MAX_ATTEMPTS = 3;
 
 /** One request as the process saw it; the hook in http/sandbox-requests.ts fills it. */
 export interface RequestLogEntry {
@@ -210,6 +212,7 @@ export function makeSandboxRequestLog(ctx: Ctx, log: Logger): SandboxRequestLog 
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let dropped = 0;
+  let failures = 0;
 
   const writeBuffered = async (): Promise<void> => {
     if (timer) clearTimeout(timer);
@@ -220,9 +223,13 @@ export function makeSandboxRequestLog(ctx: Ctx, log: Logger): SandboxRequestLog 
     try {
       // Never part of a request's transaction: the flush may start from inside one's async context.
       await detached(() => write(ctx, batch));
+      failures = 0;
     } catch (err) {
-      log.warn({ err, entries: batch.length }, 'sandbox request log: could not write; keeping the entries');
-      buffer = [...batch, ...buffer].slice(-MAX_BUFFERED);
+      failures++;
+      const keep = failures < MAX_ATTEMPTS;
+      log.warn({ err, entries: batch.length, keep }, 'sandbox request log: could not write the entries');
+      if (keep) buffer = [...batch, ...buffer].slice(-MAX_BUFFERED);
+      else failures = 0;
       schedule();
     }
   };

@@ -146,6 +146,13 @@ describe('the sandbox request log', () => {
     assert.ok(since.data.every((e) => e.time >= pivot.time) && since.data.length >= 3, 'since is inclusive');
     const until = await logOf(ws, `?until=${encodeURIComponent(pivot.time)}`);
     assert.ok(until.data.every((e) => e.time <= pivot.time) && until.data.length >= 3, 'until is inclusive');
+    const odd = await ws.api.request('GET', '/customers/a%00b', undefined, { 'x-request-id': 'nul' });
+    assert.equal(odd.status, 400, JSON.stringify(odd.body));
+    assert.deepEqual(
+      (await logOf(ws, '?requestId=nul')).data.map((e) => e.path),
+      ['/customers/a\uFFFDb'],
+      'any path is stored, a NUL as U+FFFD',
+    );
     const refused = await ws.api.get('/sandbox/requests?status=4x');
     assert.equal(refused.status, 400, 'a malformed status is refused');
     assert.equal(refused.body.details.field, 'status', 'naming the field');
