@@ -79,6 +79,8 @@ export interface Config {
    * key (`admin`), or nobody (`off`). Open by default only on a loopback address.
    */
   sandboxWorkspaces: { mode: 'open' | 'admin' | 'off'; adminKey: string | undefined };
+  /** The sandbox request log: entries kept per workspace, and whether bodies (secrets redacted) are kept too. */
+  sandboxRequestLog: { size: number; bodies: boolean };
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -182,6 +184,8 @@ export const VARIABLES = {
     Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,256}$' }),
     'a random key of at least 32 characters, such as the output of `openssl rand -hex 32`',
   ),
+  SANDBOX_REQUEST_LOG_SIZE: variable(integer(10, 100_000), 'a number of entries per workspace from 10 to 100000', 1000),
+  SANDBOX_REQUEST_LOG_BODIES: variable(boolean, '`true` or `false`', 'false'),
 } as const;
 
 type Name = keyof typeof VARIABLES;
@@ -435,5 +439,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     },
     sandboxCredentials: loadSandboxCredentials(env, databaseUrl),
     sandboxWorkspaces: loadWorkspaces(env, host),
+    sandboxRequestLog: {
+      size: value(env, 'SANDBOX_REQUEST_LOG_SIZE'),
+      bodies: value(env, 'SANDBOX_REQUEST_LOG_BODIES') === 'true',
+    },
   };
 }

@@ -49,6 +49,7 @@ export const GROUPS: Record<string, string> = {
   accounts: 'external accounts (operator review)',
   transactions: 'the production rail, operated by hand',
   keys: 'the server key (SECRET_KEY) and its rotation',
+  logs: "a sandbox workspace's request log, over the API of a running server",
 };
 
 /** Reads a string option (commander gives undefined when it was not passed). */

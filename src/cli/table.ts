@@ -5,6 +5,7 @@ import { backupCommands } from './commands/backup.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
+import { logsCommands } from './commands/logs.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -23,4 +24,5 @@ export const COMMANDS: readonly CliCommand[] = [
   fixturesCommand,
   triggerCommand,
   listenCommand,
+  ...logsCommands,
 ];

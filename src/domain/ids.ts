@@ -18,7 +18,9 @@ export type IdPrefix =
   | 'Platform'
   | 'JournalEntry'
   | 'Job'
-  | 'Snapshot';
+  | 'Snapshot'
+  | 'LogEntry'
+  | 'Fault';
 
 /** UUIDv7 ids sort by creation time, which keeps index inserts append-only and pages stable. */
 export function newId<P extends IdPrefix>(prefix: P): `${P}:${string}` {

@@ -18,6 +18,7 @@ import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 import { registerOpenApi } from './openapi.ts';
+import { watchSandboxRequests } from './sandbox-requests.ts';
 import { dashboard } from '../dashboard/index.ts';
 import { namingUnknownFields } from './validation.ts';
 
@@ -270,6 +271,8 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticate);
+      // Once the credentials say whose request it is: the sandbox request log and fault rules.
+      watchSandboxRequests(api as Http, services.sandboxRequests, services.sandboxFaults);
       await limitPerToken(api as Http, options.rateLimits);
       api.addHook('preValidation', splitCommaArrays);
       guardApiInput(api as Http);

@@ -1,7 +1,7 @@
 // The composition of every service: one factory that binds each service to what it depends on. The
 // HTTP layer, the CLI and the tests reach services through the Services type defined here.
 import type { Logger } from 'pino';
-import type { Ctx } from '../context.ts';
+import type { Ctx, Scope } from '../context.ts';
 import { rateAsNumber } from '../domain/rates.ts';
 import { JobWorker } from '../jobs/worker.ts';
 import { makeMetrics } from '../metrics.ts';
@@ -22,6 +22,9 @@ import { makeRateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
 import { makeSandboxClockService } from './sandbox-clock.ts';
 import { makeSandboxTriggerService } from './sandbox-triggers.ts';
+import { makeSandboxFaults } from './sandbox-faults.ts';
+import { makeSandboxRequestLog } from './sandbox-requests.ts';
+import { resetWorkspace } from './sandbox-workspaces.ts';
 import { makeTokenService } from './tokens.ts';
 import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
@@ -66,6 +69,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   // Each platform environment's ledger check, for its dashboard (see ledger/checks.ts for why not on demand).
   worker.every(LEDGER_CHECK_PASS_EVERY_MS, () => checkDueLedgers(ctx));
   const webhooks = makeWebhookService(ctx, worker, log, random);
+  const sandboxRequests = makeSandboxRequestLog(ctx, log);
+  const sandboxFaults = makeSandboxFaults(ctx);
   const services = {
     ctx,
     log,
@@ -89,6 +94,16 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     webhooks,
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
+    sandboxRequests,
+    sandboxFaults,
+    /** The one reset the API and the dashboard call: the request log this process holds is written first,
+     *  so the reset removes it too, and the fault rules it keeps in memory go with the stored ones. */
+    async resetSandbox(scope: Scope) {
+      await sandboxRequests.flush();
+      const reset = await resetWorkspace(ctx, scope);
+      sandboxFaults.forget(scope);
+      return reset;
+    },
   };
   // Triggers drive the other services' flows, so they come last.
   return { ...services, sandboxTriggers: makeSandboxTriggerService(services) };

@@ -50,6 +50,7 @@ export const RESET_DELETES = [
   'ledger entries and postings (the platform accounts stay, at a zero balance)',
   'webhook events and their delivery attempts, queued jobs, idempotency keys and receiver lookups',
   'the sandbox clock’s offset: it goes back to real time',
+  'the request log and the fault rules',
 ] as const;
 export const RESET_KEEPS = [
   'API tokens and their secrets: every session and integration keeps working',
@@ -124,12 +125,21 @@ async function setClockOffset(trx: Tx, scope: Scope, offsetMs: bigint): Promise<
     .execute();
 }
 
-/** Empties the workspace (its data and its clock); its credentials, configuration and keys stay. */
+/** Empties the workspace (data, clock, request log, fault rules); its credentials, configuration and keys stay. */
 export async function resetWorkspace(ctx: Ctx, scope: Scope): Promise<{ deletedRows: number; resetAt: string }> {
   const sandbox = sandboxOf(scope);
   const deletedRows = await ctx.store.tx(async (trx) => {
     const deleted = await deleteScoped(trx, sandbox, true);
     await setClockOffset(trx, sandbox, 0n);
+    // The request log and fault rules are the workspace's too, though no snapshot holds them (they say what
+    // was done to it, not what it is): a reset empties them, a restore leaves them.
+    for (const table of ['sandbox_requests', 'sandbox_faults'] as const) {
+      await trx
+        .deleteFrom(table)
+        .where('platform_id', '=', sandbox.platformId)
+        .where('environment', '=', sandbox.environment)
+        .execute();
+    }
     return deleted;
   });
   // The clock is back at real time: the scope's time without its old offset.

@@ -5,6 +5,7 @@
  */
 import type { ExternalAccountStatus } from '../domain/account-types.ts';
 import type { Environment } from '../domain/environments.ts';
+import type { FaultMethod } from '../domain/sandbox-faults.ts';
 import type { Funding, TransactionFlow, TransactionStatus, TransactionType } from '../domain/transactions.ts';
 
 export interface PlatformsTable {
@@ -416,6 +417,41 @@ export interface SandboxSnapshotsTable {
   created_at: bigint;
 }
 
+export interface SandboxRequestsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  /** When the request arrived, wall time (ms). */
+  created_at: bigint;
+  method: string;
+  path: string;
+  /** Null when a fault rule dropped the connection. */
+  status: bigint | null;
+  latency_ms: bigint;
+  request_id: string;
+  idempotency_key: string | null;
+  error_code: string | null;
+  fault_id: string | null;
+  /** JSON with every secret redacted, kept only when the server keeps bodies (SANDBOX_REQUEST_LOG_BODIES). */
+  request_body: string | null;
+  response_body: string | null;
+}
+
+export interface SandboxFaultsTable {
+  id: string;
+  platform_id: string;
+  environment: Environment;
+  route: string;
+  method: FaultMethod | null;
+  probability_ppm: bigint;
+  latency_ms: bigint;
+  action: 'answer' | 'drop' | 'delay';
+  answer_status: bigint | null;
+  answer_code: string | null;
+  remaining: bigint | null;
+  created_at: bigint;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -441,4 +477,6 @@ export interface Database {
   server_settings: ServerSettingsTable;
   sandbox_snapshots: SandboxSnapshotsTable;
   ledger_checks: LedgerChecksTable;
+  sandbox_requests: SandboxRequestsTable;
+  sandbox_faults: SandboxFaultsTable;
 }

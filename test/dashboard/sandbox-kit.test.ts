@@ -107,9 +107,18 @@ describe('sandbox kit on the dashboard', () => {
     assert.equal((await alpha.post('/dashboard/sandbox/reset', {})).status, 303, 'nor does no confirmation');
     assert.equal(await customerCount(a), held, 'still nothing deleted');
 
+    const loggedBefore = (await a.api.get('/sandbox/requests')).body.data as unknown[];
+    assert.ok(loggedBefore.length > 0, "the workspace's requests are in its log");
+    const rule = await a.api.post('/sandbox/faults', { route: '/webhooks/test', answer: { status: 503 } });
+    assert.equal(rule.status, 201, `a fault rule: ${JSON.stringify(rule.body)}`);
     await alpha.get('/dashboard/sandbox/workspace');
     const reset = await alpha.post('/dashboard/sandbox/reset', { confirm: 'reset' });
     assert.equal(reset.status, 303, reset.html.slice(0, 300));
+    // As the API's reset does: the log goes, this process's unwritten part too, and the rules, from memory too.
+    // (A dashboard page is not an API request, and the diagnostics routes are not logged: the log stays empty.)
+    assert.deepEqual((await a.api.get('/sandbox/requests')).body.data, [], 'the request log was emptied');
+    assert.deepEqual((await a.api.get('/sandbox/faults')).body.data, [], 'the fault rules are gone');
+    assert.notEqual((await a.api.post('/webhooks/test')).status, 503, 'the rule no longer fires');
     const shown = await alpha.get('/dashboard/sandbox/workspace');
     assert.equal(shown.status, 200, 'the session survives its own reset');
     assert.match(shown.html, /class="flash ok"[^>]*>The workspace is empty: \d+ rows deleted/, 'a flash says so');

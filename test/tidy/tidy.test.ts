@@ -26,6 +26,9 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/incoming-payments.ts': 'queues the approval time-out, and job due times are wall time',
   'src/services/settlement.ts': 'ages of production payments, whose times are wall time (no sandbox clock there)',
   'src/services/idempotency.ts': 'purges keys past their keeping time, a process-wide chore across platforms',
+  'src/services/sandbox-requests.ts': 'when a request arrived is a fact of the process: the log keeps arrival order',
+  'src/services/sandbox-faults.ts':
+    "how fresh a process's copy of the rules is, and when a rule was made, in real time",
 };
 
 function sourceFiles(...dirs: string[]): string[] {

@@ -7,7 +7,6 @@ import {
   listSnapshots,
   RESET_DELETES,
   RESET_KEEPS,
-  resetWorkspace,
   restoreSnapshot,
   saveSnapshot,
 } from '../../services/sandbox-workspaces.ts';
@@ -48,7 +47,7 @@ export function sandboxWorkspaceScreens(app: FastifyInstance, { services, page }
     const typed = text(fieldsOf(req.body), 'confirm', false, 100);
     if (typed?.toLowerCase() !== RESET_WORD)
       return done(req, reply, HERE, `Nothing was deleted: type ${RESET_WORD} in the box to confirm the reset.`, 'bad');
-    const { deletedRows, resetAt } = await resetWorkspace(ctx, req.principal);
+    const { deletedRows, resetAt } = await services.resetSandbox(req.principal);
     return done(
       req,
       reply,

@@ -12,6 +12,7 @@ import { receiverRoutes } from './receiver.ts';
 import { sandboxClockRoutes } from './sandbox-clock.ts';
 import { sandboxTriggerRoutes } from './sandbox-triggers.ts';
 import { sandboxWorkspaceRoutes } from './sandbox-workspaces.ts';
+import { sandboxDiagnosticRoutes } from './sandbox-diagnostics.ts';
 import { quoteRoutes } from './quotes.ts';
 import { tokenRoutes } from './tokens.ts';
 import { transactionRoutes, transferRoutes } from './transactions.ts';
@@ -25,6 +26,7 @@ export function registerRoutes(api: Http, services: Services): void {
   sandboxClockRoutes(api, services);
   sandboxWorkspaceRoutes(api, services);
   sandboxTriggerRoutes(api, services);
+  sandboxDiagnosticRoutes(api, services);
   externalAccountRoutes(api, services);
   quoteRoutes(api, services);
   transactionRoutes(api, services);

@@ -4,13 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError } from '../../domain/errors.ts';
-import {
-  createWorkspace,
-  listSnapshots,
-  resetWorkspace,
-  restoreSnapshot,
-  saveSnapshot,
-} from '../../services/sandbox-workspaces.ts';
+import { createWorkspace, listSnapshots, restoreSnapshot, saveSnapshot } from '../../services/sandbox-workspaces.ts';
 import { errors } from '../schemas/common.ts';
 import {
   SandboxReset,
@@ -34,8 +28,9 @@ const DOCS = {
   reset: {
     summary: "Empty the calling workspace's sandbox",
     description:
-      'Deletes its customers, accounts, transactions, ledger entries, quotes, events, jobs and documents and ' +
-      'sets its clock back to real time; its credentials, configuration and webhook keys stay.',
+      'Deletes its customers, accounts, transactions, ledger entries, quotes, events, jobs, documents, request ' +
+      'log and fault rules, and sets its clock back to real time; its credentials, configuration and webhook ' +
+      'keys stay.',
   },
   snapshot: {
     summary: "Save the calling workspace's whole sandbox state",
@@ -90,7 +85,7 @@ export function sandboxWorkspaceRoutes(api: Http, services: Services): void {
   api.post('/sandbox/reset', {
     config: { permission: 'MANAGE', sandboxOnly: true },
     schema: { tags, ...DOCS.reset, response: { 200: SandboxReset, ...errors(401, 403) } },
-    handler: async (req) => resetWorkspace(ctx, req.principal),
+    handler: (req) => services.resetSandbox(req.principal),
   });
   api.post('/sandbox/snapshots', {
     config: { permission: 'MANAGE', sandboxOnly: true, idempotent: true },

@@ -1,0 +1,140 @@
+// The sandbox request log and fault rules: what GET /sandbox/requests answers and what /sandbox/faults takes.
+import { Type } from '@sinclair/typebox';
+import { FAULT_METHODS, FAULT_STATUSES } from '../../domain/sandbox-faults.ts';
+import { DataList, PageQuery, Paginated, RequestObject, StringEnum, Timestamp } from './common.ts';
+import { component } from './component.ts';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const FaultId = Type.String({ description: 'Fault:<uuid>' });
+const Method = StringEnum(FAULT_METHODS);
+
+const BODY =
+  'Kept only when the server runs with SANDBOX_REQUEST_LOG_BODIES=true; every property whose name says ' +
+  'secret, password or key is [redacted], and a body past 16 KiB is cut (kept as a string)';
+
+export const SandboxRequest = component(
+  'SandboxRequest',
+  Type.Object({
+    id: Type.String({ description: 'LogEntry:<uuid>' }),
+    time: { ...Timestamp, description: 'When the request arrived, in real time (not the sandbox clock)' },
+    method: Type.String(),
+    path: Type.String({ description: 'Under the API base, without the query string' }),
+    status: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The HTTP status answered; null when a fault rule dropped the connection',
+    }),
+    latencyMs: Type.Integer({ minimum: 0, description: 'From arrival to the last byte of the answer' }),
+    requestId: Type.String({ description: 'The X-Request-Id the answer carried' }),
+    idempotencyKey: Nullable(Type.String()),
+    errorCode: Nullable(Type.String({ description: 'The code of the error body, for an answer of 400 or more' })),
+    faultId: Nullable(Type.String({ description: 'The fault rule applied to the request, if any' })),
+    requestBody: Type.Optional(Type.Unknown({ description: BODY })),
+    responseBody: Type.Optional(Type.Unknown({ description: BODY })),
+  }),
+  {
+    id: 'LogEntry:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a20',
+    time: '2025-10-13T10:30:00.000Z',
+    method: 'POST',
+    path: '/transfer-out',
+    status: 503,
+    latencyMs: 212,
+    requestId: '0b7e4f5c-3d2a-4c1b-9e8f-7a6d5c4b3a29',
+    idempotencyKey: 'payout-7f3a',
+    errorCode: 'SERVICE_UNAVAILABLE',
+    faultId: 'Fault:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a21',
+  },
+);
+
+export const SandboxRequestPage = Paginated(SandboxRequest);
+
+export const SandboxRequestListQuery = Type.Object({
+  ...PageQuery,
+  method: Type.Optional(Method),
+  path: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'A path prefix: /customers' })),
+  status: Type.Optional(
+    Type.String({ pattern: '^([1-5][0-9]{2}|[1-5]xx)$', description: 'An exact status (404) or a class (4xx)' }),
+  ),
+  errorCode: Type.Optional(Type.String({ maxLength: 100 })),
+  idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
+  requestId: Type.Optional(Type.String({ maxLength: 255 })),
+  faultId: Type.Optional(Type.String({ maxLength: 200 })),
+  since: Type.Optional({ ...Timestamp, description: 'Requests that arrived at or after this time' }),
+  until: Type.Optional({ ...Timestamp, description: 'Requests that arrived at or before this time' }),
+});
+
+const FaultAnswer = Type.Object(
+  {
+    status: Type.Integer({ enum: FAULT_STATUSES, description: 'An error status the API answers' }),
+    code: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: "An error code the API lists for that status; the status's generic code when left out",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SandboxFaultCreate = component(
+  'SandboxFaultCreateRequest',
+  RequestObject(
+    {
+      route: Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'A path under the API base; * is one path segment, ** any number: /customers/*',
+      }),
+      method: Type.Optional(Method),
+      probability: Type.Optional(
+        Type.Number({ minimum: 0, maximum: 1, default: 1, description: 'How often it fires, 0 to 1' }),
+      ),
+      latencyMs: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 30_000, description: 'Added before the answer (or the drop)' }),
+      ),
+      answer: Type.Optional(FaultAnswer),
+      drop: Type.Optional(Type.Boolean({ description: 'Close the connection without an answer' })),
+      times: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Fires this often, then stops' }),
+      ),
+    },
+    { description: 'One of answer, drop: true, or latencyMs above 0' },
+  ),
+  { route: '/transfer-out', method: 'POST', answer: { status: 503, code: 'SERVICE_UNAVAILABLE' }, times: 1 },
+);
+
+export const SandboxFault = component(
+  'SandboxFault',
+  Type.Object({
+    id: FaultId,
+    route: Type.String(),
+    method: Type.Union([Method, Type.Null()]),
+    probability: Type.Number({ minimum: 0, maximum: 1 }),
+    latencyMs: Type.Integer({ minimum: 0 }),
+    action: StringEnum(['answer', 'drop', 'delay'] as const, {
+      description: 'What it does once its latency has passed: answer an error, drop the connection, or nothing',
+    }),
+    answer: Type.Union([Type.Object({ status: Type.Integer(), code: Type.String() }), Type.Null()]),
+    remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'How many more times it fires; null: no limit',
+    }),
+    createdAt: Timestamp,
+  }),
+  {
+    id: 'Fault:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a21',
+    route: '/transfer-out',
+    method: 'POST',
+    probability: 1,
+    latencyMs: 0,
+    action: 'answer',
+    answer: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+    remaining: 1,
+    createdAt: '2025-10-13T10:30:00.000Z',
+  },
+);
+
+export const SandboxFaultList = DataList(SandboxFault);
+
+export const SandboxFaultsCleared = component(
+  'SandboxFaultsCleared',
+  Type.Object({ deleted: Type.Integer({ minimum: 0, description: 'Rules removed' }) }),
+  { deleted: 2 },
+);
