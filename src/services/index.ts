@@ -24,7 +24,7 @@ import { makeSandboxClockService } from './sandbox-clock.ts';
 import { makeSandboxTriggerService } from './sandbox-triggers.ts';
 import { makeSandboxFaults } from './sandbox-faults.ts';
 import { makeSandboxRequestLog } from './sandbox-requests.ts';
-import { resetWorkspace } from './sandbox-workspaces.ts';
+import { resetSandbox } from './sandbox-workspaces.ts';
 import { makeTokenService } from './tokens.ts';
 import { makeTransactionService } from './transactions/index.ts';
 import { makeTransferService } from './transfers.ts';
@@ -96,14 +96,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     platformConfig: makePlatformConfigService(ctx, webhooks),
     sandboxRequests,
     sandboxFaults,
-    /** The one reset the API and the dashboard call: the request log this process holds is written first,
-     *  so the reset removes it too, and the fault rules it keeps in memory go with the stored ones. */
-    async resetSandbox(scope: Scope) {
-      await sandboxRequests.flush();
-      const reset = await resetWorkspace(ctx, scope);
-      sandboxFaults.forget(scope);
-      return reset;
-    },
+    resetSandbox: (scope: Scope) => resetSandbox(ctx, scope, { sandboxRequests, sandboxFaults }),
   };
   // Triggers drive the other services' flows, so they come last.
   return { ...services, sandboxTriggers: makeSandboxTriggerService(services) };

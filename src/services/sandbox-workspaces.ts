@@ -126,6 +126,21 @@ async function setClockOffset(trx: Tx, scope: Scope, offsetMs: bigint): Promise<
 }
 
 /** Empties the workspace (data, clock, request log, fault rules); its credentials, configuration and keys stay. */
+/** What a reset also empties that lives beside the tables: the log a process still holds, the rules it caches. */
+export interface SandboxDiagnostics {
+  sandboxRequests: { flush(): Promise<void> };
+  sandboxFaults: { forget(scope: Scope): void };
+}
+
+/** The one reset the API and the dashboard call: the request log this process holds is written first, so
+ *  the reset removes it too, and the fault rules kept in memory go with the stored ones. */
+export async function resetSandbox(ctx: Ctx, scope: Scope, diagnostics: SandboxDiagnostics) {
+  await diagnostics.sandboxRequests.flush();
+  const reset = await resetWorkspace(ctx, scope);
+  diagnostics.sandboxFaults.forget(scope);
+  return reset;
+}
+
 export async function resetWorkspace(ctx: Ctx, scope: Scope): Promise<{ deletedRows: number; resetAt: string }> {
   const sandbox = sandboxOf(scope);
   const deletedRows = await ctx.store.tx(async (trx) => {

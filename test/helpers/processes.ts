@@ -235,3 +235,39 @@ export async function spawnDaemon(
   }
   return { output: () => output, stop: () => stopChild(child) };
 }
+
+/**
+ * Runs a bash script (a documented walkthrough) in a process group of its own, bounded like runCommand.
+ * Whatever it left running in the background (`npx payouts serve &`) is the group's, and is stopped with
+ * it: SIGTERM to the whole group when the script ends, SIGKILL after the grace period.
+ */
+export function runScript(script: string, options: CommandOptions): Promise<CliResult & { leftRunning: boolean }> {
+  const { env, timeoutMs = PROCESS_TIMEOUT_MS, cwd, label = 'a bash script' } = options;
+  const child = spawn('bash', ['-c', script], { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-OUTPUT_LIMIT)));
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-OUTPUT_LIMIT)));
+  const signalGroup = (signal: NodeJS.Signals): boolean => {
+    try {
+      process.kill(-(child.pid ?? 0), signal);
+      return true;
+    } catch {
+      return false; // the group is gone: nothing was left running
+    }
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signalGroup('SIGKILL');
+      reject(new Error(`${label} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      running.delete(child);
+      const leftRunning = signalGroup('SIGTERM');
+      if (leftRunning) setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS).unref();
+      resolve({ code: code ?? 1, stdout, stderr, leftRunning });
+    });
+  });
+}

@@ -2,12 +2,12 @@
 // into an empty folder (better-sqlite3 from the registry); `npx payouts serve` starts the sandbox on plain
 // Node, with no tsx and no TypeScript source in the package; its library entry imports with its types.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
-import { runCommand, spawnServer } from '../helpers/processes.ts';
+import { freePort, runCommand, runScript, spawnServer } from '../helpers/processes.ts';
 
 /** Packing builds, installing fetches from the registry: minutes on a loaded machine, never forever. */
 const NPM_TIMEOUT_MS = 300_000;
@@ -67,9 +67,42 @@ for (const mode of ['in-process', 'child-process']) {
 }
 `;
 
+/** The walkthrough's blocks, in order: each ```sh block of the page starts with `# step: NAME`. */
+function walkthroughSteps(): Array<{ name: string; script: string }> {
+  const page = readFileSync(new URL('../../docs/sandbox-walkthrough.md', import.meta.url), 'utf8');
+  return [...page.matchAll(/```sh\n# step: (\S+)\n([\s\S]*?)```/g)].map(([, name = '', script = '']) => ({
+    name,
+    script,
+  }));
+}
+
+/** The walkthrough as one script that marks where each step starts, against `port` and the real tarball. */
+function walkthroughScript(tarball: string, port: number): string {
+  const steps = walkthroughSteps();
+  assert.deepEqual(
+    steps.map((step) => step.name),
+    ['install', 'start', 'fixture', 'trigger', 'logs', 'fault', 'snapshots', 'stop'],
+    'the walkthrough has its eight steps',
+  );
+  const body = steps.map(({ name, script }) => `echo '::step ${name}'\n${script}`).join('\n');
+  return `set -euo pipefail\nexec 2>&1\n${body}`
+    .replaceAll('/path/to/payouts-sandbox-server-0.1.0.tgz', tarball)
+    .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
+}
+
+/** What each step printed, by step name. */
+function outputByStep(stdout: string): Map<string, string> {
+  const parts = stdout.split(/^::step (\S+)\n/m);
+  const found = new Map<string, string>();
+  for (let i = 1; i < parts.length; i += 2) found.set(parts[i] ?? '', parts[i + 1] ?? '');
+  return found;
+}
+
 describe('the packed package', { skip }, () => {
   const root = mkdtempSync(join(tmpdir(), 'payouts-pack-'));
-  const app = join(root, 'app');
+  // The walkthrough's own install step makes this folder: the other tests use the package it installed.
+  const app = join(root, 'my-tests');
+  let walkthrough: { code: number; stdout: string; leftRunning: boolean; steps: Map<string, string> };
   after(() => rmSync(root, { recursive: true, force: true }));
 
   before(
@@ -79,13 +112,63 @@ describe('the packed package', { skip }, () => {
         'npm pack',
       );
       const [{ filename }] = JSON.parse(packed.slice(packed.indexOf('['))) as [{ filename: string }];
-      mkdirSync(app);
-      writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'empty-folder', private: true }));
-      const install = ['install', '--no-audit', '--no-fund', join(root, filename)];
-      ok(await runCommand('npm', install, { env, cwd: app, timeoutMs: NPM_TIMEOUT_MS }), 'npm install TARBALL');
+      const port = await freePort();
+      const script = walkthroughScript(join(root, filename), port);
+      // PORT is what `npx payouts serve` listens on and where the other commands look for it by default.
+      const ran = await runScript(script, {
+        env: { ...env, PORT: String(port) },
+        cwd: root,
+        timeoutMs: NPM_TIMEOUT_MS,
+      });
+      walkthrough = { ...ran, steps: outputByStep(ran.stdout) };
+      assert.ok(existsSync(join(app, 'node_modules')), `the walkthrough installed the package\n${ran.stdout}`);
     },
     { timeout: 2 * NPM_TIMEOUT_MS },
   );
+
+  /** What a step of the walkthrough printed; the whole run's output when it never got there. */
+  function step(name: string): string {
+    const printed = walkthrough.steps.get(name);
+    return (
+      printed ??
+      assert.fail(`the walkthrough stopped before "${name}" (exit ${walkthrough.code}):\n${walkthrough.stdout}`)
+    );
+  }
+
+  it('walkthrough: runs to the end, and its stop leaves nothing running', () => {
+    assert.equal(walkthrough.code, 0, `docs/sandbox-walkthrough.md runs as written:\n${walkthrough.stdout}`);
+    step('stop');
+    assert.equal(walkthrough.leftRunning, false, 'its last step stopped the server and the listener');
+  });
+
+  it('walkthrough: starts with the preset credentials and runs the demo fixture', () => {
+    assert.match(step('start'), /\{"data":\[\],"hasMore":false/, 'the preset credentials work at once');
+    const fixture = step('fixture');
+    for (const name of ['customer', 'funding', 'payout_ok', 'payout_fails', 'execute'])
+      assert.match(fixture, new RegExp(`^${name}\\b`, 'm'), `the fixture ran its ${name} step:\n${fixture}`);
+  });
+
+  it('walkthrough: a triggered event reaches the local receiver, verified, and is in the request log', () => {
+    const trigger = step('trigger');
+    assert.match(trigger, /OUTGOING_PAYMENT\.COMPLETED recorded: Webhook:/, trigger);
+    assert.match(trigger, /OUTGOING_PAYMENT\.COMPLETED\s+Webhook:\S+\s+Transaction:\S+\s+verified/, trigger);
+    assert.match(step('logs'), /201\s+POST\s+\/sandbox\/trigger/, `the log shows the trigger:\n${step('logs')}`);
+  });
+
+  it('walkthrough: an injected fault answers once, and the log names it', () => {
+    const fault = step('fault');
+    assert.match(fault, /first GET \/customers: 503\nsecond GET \/customers: 200/, fault);
+    assert.match(fault, /503\s+GET\s+\/customers\s.*fault=Fault:/, `the log names the rule:\n${fault}`);
+  });
+
+  it('walkthrough: a snapshot survives a reset', () => {
+    const counts = [...step('snapshots').matchAll(/customers (?:before|after) the \w+: (\d+)/g)].map((m) =>
+      Number(m[1]),
+    );
+    assert.equal(counts.length, 3, step('snapshots'));
+    assert.ok((counts[0] ?? 0) > 0, 'customers before the reset');
+    assert.deepEqual(counts, [counts[0], 0, counts[0]], 'none after the reset, all back after the restore');
+  });
 
   it('holds compiled JavaScript with declarations, and no TypeScript source', () => {
     const installed = join(app, 'node_modules', ...PACKAGE.name.split('/'));

@@ -16,7 +16,10 @@ export const SandboxRequest = component(
   'SandboxRequest',
   Type.Object({
     id: Type.String({ description: 'LogEntry:<uuid>' }),
-    time: { ...Timestamp, description: 'When the request arrived, in real time (not the sandbox clock)' },
+    time: Type.String({
+      format: 'date-time',
+      description: 'When the request arrived, in real time (not the sandbox clock)',
+    }),
     method: Type.String(),
     path: Type.String({ description: 'Under the API base, without the query string' }),
     status: Type.Union([Type.Integer(), Type.Null()], {
@@ -57,8 +60,12 @@ export const SandboxRequestListQuery = Type.Object({
   idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
   requestId: Type.Optional(Type.String({ maxLength: 255 })),
   faultId: Type.Optional(Type.String({ maxLength: 200 })),
-  since: Type.Optional({ ...Timestamp, description: 'Requests that arrived at or after this time' }),
-  until: Type.Optional({ ...Timestamp, description: 'Requests that arrived at or before this time' }),
+  since: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Requests that arrived at or after this time' }),
+  ),
+  until: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Requests that arrived at or before this time' }),
+  ),
 });
 
 const FaultAnswer = Type.Object(
