@@ -241,7 +241,7 @@ export async function spawnDaemon(
  * Whatever it left running in the background (`npx payouts serve &`) is the group's, and is stopped with
  * it: SIGTERM to the whole group when the script ends, SIGKILL after the grace period.
  */
-export function runScript(script: string, options: CommandOptions): Promise<CliResult & { leftRunning: boolean }> {
+export function runScript(script: string, options: CommandOptions): Promise<CliResult> {
   const { env, timeoutMs = PROCESS_TIMEOUT_MS, cwd, label = 'a bash script' } = options;
   const child = spawn('bash', ['-c', script], { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
@@ -265,9 +265,8 @@ export function runScript(script: string, options: CommandOptions): Promise<CliR
     child.once('exit', (code) => {
       clearTimeout(timer);
       running.delete(child);
-      const leftRunning = signalGroup('SIGTERM');
-      if (leftRunning) setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS).unref();
-      resolve({ code: code ?? 1, stdout, stderr, leftRunning });
+      if (signalGroup('SIGTERM')) setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS).unref();
+      resolve({ code: code ?? 1, stdout, stderr });
     });
   });
 }

@@ -84,8 +84,12 @@ function walkthroughScript(tarball: string, port: number): string {
     ['install', 'start', 'fixture', 'trigger', 'logs', 'fault', 'snapshots', 'stop'],
     'the walkthrough has its eight steps',
   );
-  const body = steps.map(({ name, script }) => `echo '::step ${name}'\n${script}`).join('\n');
-  return `set -euo pipefail\nexec 2>&1\n${body}`
+  // A step's output may end without a newline (curl's): each marker starts a line of its own.
+  const body = steps.map(({ name, script }) => `printf '\\n::step %s\\n' ${name}\n${script}`).join('\n');
+  // If a step fails, what the page started in the background goes too (each job is a process group: set -m).
+  // Only then: on success the page's own last step must have stopped everything, and the test checks it.
+  const cleanup = `trap 'for job in $(jobs -p); do kill -- -$job 2>/dev/null; done' ERR`;
+  return `set -euo pipefail\nexec 2>&1\n${cleanup}\n${body}`
     .replaceAll('/path/to/payouts-sandbox-server-0.1.0.tgz', tarball)
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
 }
@@ -102,7 +106,7 @@ describe('the packed package', { skip }, () => {
   const root = mkdtempSync(join(tmpdir(), 'payouts-pack-'));
   // The walkthrough's own install step makes this folder: the other tests use the package it installed.
   const app = join(root, 'my-tests');
-  let walkthrough: { code: number; stdout: string; leftRunning: boolean; steps: Map<string, string> };
+  let walkthrough: { code: number; stdout: string; port: number; steps: Map<string, string> };
   after(() => rmSync(root, { recursive: true, force: true }));
 
   before(
@@ -120,7 +124,7 @@ describe('the packed package', { skip }, () => {
         cwd: root,
         timeoutMs: NPM_TIMEOUT_MS,
       });
-      walkthrough = { ...ran, steps: outputByStep(ran.stdout) };
+      walkthrough = { ...ran, port, steps: outputByStep(ran.stdout) };
       assert.ok(existsSync(join(app, 'node_modules')), `the walkthrough installed the package\n${ran.stdout}`);
     },
     { timeout: 2 * NPM_TIMEOUT_MS },
@@ -135,10 +139,11 @@ describe('the packed package', { skip }, () => {
     );
   }
 
-  it('walkthrough: runs to the end, and its stop leaves nothing running', () => {
+  it('walkthrough: runs to the end, and its stop leaves nothing running', async () => {
     assert.equal(walkthrough.code, 0, `docs/sandbox-walkthrough.md runs as written:\n${walkthrough.stdout}`);
     step('stop');
-    assert.equal(walkthrough.leftRunning, false, 'its last step stopped the server and the listener');
+    const after = await fetch(`http://127.0.0.1:${walkthrough.port}/readyz`).catch(() => undefined);
+    assert.equal(after, undefined, 'its last step stopped the server: nothing answers on its port');
   });
 
   it('walkthrough: starts with the preset credentials and runs the demo fixture', () => {
