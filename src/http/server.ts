@@ -234,7 +234,7 @@ function answerErrorsInShape(app: Http, validateResponses: boolean): void {
     const body = errorBodyFor(request, err as Error, validateResponses);
     if (body.status === 503) {
       // An outage, not a bug: one line per request, without a stack, and a hint of when to come back.
-      request.log.warn({ code: body.code, cause: (err as Error).message }, 'request refused: database unavailable');
+      request.log.warn({ code: body.code, cause: (err as Error).message }, 'request refused: service unavailable');
       reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     } else if (body.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: body.code, status: body.status }, 'request rejected');

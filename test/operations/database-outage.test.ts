@@ -281,12 +281,7 @@ async function settled(p: TestPlatform, customerId: string, count: number): Prom
       .get(`/transactions?customerId=${encodeURIComponent(customerId)}${status}&limit=1`)
       .then((r) => r.body.totalCount);
   // A job claimed just before the database went away runs again when it is back (its lease: 60 s at worst).
-  await waitFor(
-    async () => (await total('&status=COMPLETED')) === count,
-    `${count} payments to complete`,
-    120_000,
-    200,
-  );
+  await waitFor(async () => (await total('&status=COMPLETED')) === count, `${count} payments to complete`, 90_000, 200);
   assert.equal(await total(), count, `the customer has exactly ${count} payments, none unaccounted for`);
 }
 
