@@ -1,6 +1,7 @@
 // What an operator reads when the process cannot start: one line naming what failed, on what, and what to
 // do, instead of a stack trace. Errors this file does not recognise are left to the caller.
 import type { Config } from './config.ts';
+import { UNREACHABLE_CODES } from './store/unavailable.ts';
 
 type Failure = NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
 
@@ -32,17 +33,15 @@ export function describeStartupError(
       return e.hostname === config.host
         ? `HOST ${config.host} does not resolve to an address: set HOST to an address or a resolvable name`
         : `the database host in DATABASE_URL (${database}) does not resolve: check the host name`;
-    case 'ECONNREFUSED':
-    case 'ETIMEDOUT':
-    case 'EHOSTUNREACH':
-    case 'ECONNRESET':
-      return `cannot reach the database at ${database} (${e.code}): check DATABASE_URL and that PostgreSQL is running`;
     case '3D000':
       return `the database ${database} does not exist: create it, or point DATABASE_URL at one that does`;
     case '28P01':
     case '28000':
       return `the database at ${database} refused the credentials in DATABASE_URL: check the user and password`;
     default:
-      return undefined;
+      // The same network failures that make a running service answer 503 (store/unavailable.ts).
+      return e?.code && UNREACHABLE_CODES.has(e.code)
+        ? `cannot reach the database at ${database} (${e.code}): check DATABASE_URL and that PostgreSQL is running`
+        : undefined;
   }
 }

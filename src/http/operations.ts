@@ -6,6 +6,25 @@ import type { Http } from './http.ts';
 
 const open = { config: { public: true }, schema: { hide: true } };
 
+/**
+ * How long /readyz waits for the database. A probe must answer promptly whatever the database does: a
+ * connection attempt that hangs (a host gone from the network) reads as not ready, not as a hung probe.
+ */
+const READY_TIMEOUT_MS = 2_000;
+
+/** Resolves as `check` does, or rejects once `ms` have passed. */
+async function within(ms: number, check: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([check(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function registerOperations(app: Http, metrics: Metrics, ready: () => Promise<void>): void {
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids in paths would make a label per request.
@@ -20,7 +39,7 @@ export function registerOperations(app: Http, metrics: Metrics, ready: () => Pro
   app.get('/healthz', open, async () => ({ status: 'ok', version: VERSION }));
   app.get('/readyz', open, async (_req, reply) => {
     try {
-      await ready();
+      await within(READY_TIMEOUT_MS, ready);
       return { status: 'ready' };
     } catch {
       return reply.status(503).send({ status: 503, code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' });

@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import sjson from 'secure-json-parse';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
+import { databaseUnavailable } from '../store/unavailable.ts';
 import { makeAuthHook } from './auth.ts';
 import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -84,6 +85,15 @@ export function toErrorBody(err: FastifyError | AppError | Error): {
         ? { ...details, errors: [{ field: details.field, rule: details.rule ?? 'invalid', message: err.message }] }
         : details;
     return { status: err.status, code: err.code, message: err.message, ...(listed ? { details: listed } : {}) };
+  }
+  if (databaseUnavailable(err)) {
+    // Nothing the client sent is wrong, and nothing was committed: the same request may be sent again.
+    return {
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The database is unavailable; retry the request shortly',
+      details: { reason: 'DATABASE_UNAVAILABLE' },
+    };
   }
   const fe = err as FastifyError;
   if (fe.validation && fe.validation.length > 0) {
@@ -210,6 +220,9 @@ function acceptJsonOnly(app: Http): void {
   });
 }
 
+/** When a client may retry after a 503: about the time a database restart or a failover takes to be noticed. */
+const RETRY_AFTER_SECONDS = 2;
+
 /** Every refusal, the router's 404 and 405 included, answers in the error shape. */
 function answerErrorsInShape(app: Http, validateResponses: boolean): void {
   app.addHook('onRequest', refuseLongUrl);
@@ -220,7 +233,11 @@ function answerErrorsInShape(app: Http, validateResponses: boolean): void {
 
   app.setErrorHandler((err, request, reply) => {
     const body = errorBodyFor(request, err as Error, validateResponses);
-    if (body.status >= 500) request.log.error({ err }, 'request failed');
+    if (body.status === 503) {
+      // An outage, not a bug: one line per request, without a stack, and a hint of when to come back.
+      request.log.warn({ code: body.code, cause: (err as Error).message }, 'request refused: service unavailable');
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    } else if (body.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: body.code, status: body.status }, 'request rejected');
     reply.status(body.status).type('application/json').send(JSON.stringify(body));
   });

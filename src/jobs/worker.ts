@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.ts';
 import { detached, type Store, type Tx } from '../store/db.ts';
+import { databaseUnavailable } from '../store/unavailable.ts';
 import type { Scope } from '../context.ts';
 import type { FinishedHere, JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
 import { claimJobs, completeJob, deferJob, failJob, type ClaimFilter, type Job } from './queue.ts';
@@ -38,12 +39,16 @@ export interface WorkerOptions {
 
 export interface Logger {
   error(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
 }
 
 /** Where the worker counts what it did (the app's Prometheus counter). */
 export interface JobCounter {
   inc(labels: { kind: string; outcome: 'done' | 'deferred' | 'retry' | 'failed' }): void;
 }
+
+/** Longest pause between two passes while the database is away: how soon the worker notices it is back. */
+const OUTAGE_BACKOFF_MAX_MS = 5_000;
 
 /** Bounded retry backoff for a handler that threw: 1 s, 2 s, 4 s … capped at 5 minutes. */
 export function retryDelayMs(attempts: number): number {
@@ -57,6 +62,10 @@ export class JobWorker {
   private stopped = true;
   private current: Promise<unknown> = Promise.resolve();
   private readonly chores: { intervalMs: number; run: () => Promise<unknown>; nextAtMs: number }[] = [];
+  /** Passes in a row that found the database away (0: it is there). */
+  private outagePasses = 0;
+  /** Jobs this process claimed whose outcome the database went away before it could be written. */
+  private readonly stranded: Job[] = [];
 
   constructor(
     private readonly store: Store,
@@ -156,14 +165,38 @@ export class JobWorker {
     this.running = true;
     let ran = 0;
     try {
+      await this.releaseStranded();
       ran = await this.runOnce({});
       await this.runChores();
+      if (this.outagePasses > 0) this.log.warn({}, 'the job worker has the database again and carries on');
+      this.outagePasses = 0;
     } catch (err) {
-      this.log.error({ err }, 'job worker pass failed');
+      if (!databaseUnavailable(err)) this.log.error({ err }, 'job worker pass failed');
+      else if (this.outagePasses++ === 0)
+        this.log.error(
+          { err },
+          'the job worker lost the database; it tries again, less and less often, until it is back',
+        );
     } finally {
       this.running = false;
     }
-    if (!this.stopped) this.schedule(ran > 0 ? 0 : this.options.pollMs);
+    if (this.stopped) return;
+    // An outage is logged once and polled with a growing pause, not met with an error every poll.
+    const outageMs = Math.min(this.options.pollMs * 2 ** this.outagePasses, OUTAGE_BACKOFF_MAX_MS);
+    this.schedule(this.outagePasses > 0 ? outageMs : ran > 0 ? 0 : this.options.pollMs);
+  }
+
+  /**
+   * Puts back the jobs an outage stranded (claimed here, outcome never written), so they run again as soon
+   * as the database is back rather than when their lease runs out. A job that did finish (its commit went
+   * through, only the answer was lost) or that another process claimed since is left alone.
+   */
+  private async releaseStranded(): Promise<void> {
+    while (this.stranded.length > 0) {
+      const now = this.clock.nowMs();
+      await deferJob(this.store.db, this.stranded[0]!, now, now);
+      this.stranded.shift();
+    }
   }
 
   private async runOnce(filter: ClaimFilter): Promise<number> {
@@ -180,19 +213,27 @@ export class JobWorker {
     // so one object's events leave in order.
     const inTransaction = jobs.filter((job) => this.handlers.get(job.kind)?.inTransaction);
     const outside = jobs.filter((job) => !this.handlers.get(job.kind)?.inTransaction);
+    const lost: unknown[] = [];
+    const run = async (job: Job) => {
+      const outage = await this.runJob(job, scopeOf(job));
+      if (outage) lost.push(outage);
+    };
     await Promise.all([
-      ...inTransaction.map(async (job) => this.runJob(job, await scopeOf(job))),
+      ...inTransaction.map(run),
       (async () => {
-        for (const job of outside) await this.runJob(job, await scopeOf(job));
+        for (const job of outside) await run(job);
       })(),
     ]);
+    if (lost.length > 0) throw lost[0];
     return jobs.length;
   }
 
-  private async runJob(job: Job, scope: Scope): Promise<void> {
+  /** Runs one claimed job; answers the error when the database went away before the job's outcome was written. */
+  private async runJob(job: Job, scopeLookup: Promise<Scope>): Promise<unknown> {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      const scope = await scopeLookup;
       // Written by enqueueJob from the same JobPayloads entry that typed the handler.
       const payload = JSON.parse(job.payload) as JobPayloads[JobKind];
       let answer: void | RunAgainAt = undefined;
@@ -211,7 +252,9 @@ export class JobWorker {
         }
       }
       this.counter?.inc({ kind: job.kind, outcome: answer ? 'deferred' : 'done' });
+      return undefined;
     } catch (err) {
+      if (databaseUnavailable(err)) return this.strand(job, err);
       const attempts = Number(job.attempts);
       const giveUp = attempts >= this.options.maxAttempts;
       this.counter?.inc({ kind: job.kind, outcome: giveUp ? 'failed' : 'retry' });
@@ -219,14 +262,21 @@ export class JobWorker {
         { err, jobId: job.id, kind: job.kind, attempts },
         giveUp ? 'job failed for good' : 'job failed; will retry',
       );
-      await failJob(
-        this.store,
-        job,
-        err instanceof Error ? err.message : String(err),
-        this.clock.nowMs(),
-        giveUp ? null : retryDelayMs(attempts),
-      );
+      const message = err instanceof Error ? err.message : String(err);
+      try {
+        await failJob(this.store, job, message, this.clock.nowMs(), giveUp ? null : retryDelayMs(attempts));
+      } catch (failure) {
+        if (databaseUnavailable(failure)) return this.strand(job, failure);
+        throw failure;
+      }
+      return undefined;
     }
+  }
+
+  /** An outage is not the job's failure: no attempt counted, the job is put back once the database returns. */
+  private strand(job: Job, outage: unknown): unknown {
+    this.stranded.push(job);
+    return outage;
   }
 
   /** Marks the job done, or back in the queue when the handler said so; false when the job is no longer ours. */

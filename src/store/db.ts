@@ -227,14 +227,23 @@ export interface StoreOptions {
   preparedStatements?: boolean;
 }
 
+/** How long a query waits for a PostgreSQL connection: the pool's queue and the connection's set-up together. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) {
     installPgParsers();
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
+      // A connection that cannot be had in this time fails (a 503 to the request) instead of hanging it.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
     });
+    // An idle connection the server closed (a restart, a failover, pg_terminate_backend) is dropped by the
+    // pool, which then emits 'error': unheard, that would end the process. The next query opens a new
+    // connection, and reports the outage itself if the database is still away.
+    pool.on('error', () => undefined);
     // pool.end() resolves before its sockets have closed; close() waits for them, so a caller that drops
     // or restarts the database right after never meets a half-closed connection.
     const open = new Set<pg.Client>();
