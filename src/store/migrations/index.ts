@@ -12,6 +12,7 @@ import * as m010 from './010_idempotency_expiry.ts';
 import * as m011 from './011_delivery_not_in_envelope.ts';
 import * as m012 from './012_operator_metrics.ts';
 import * as m014 from './014_sandbox_snapshots.ts';
+import * as m017 from './017_list_indexes.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '011_delivery_not_in_envelope': m011,
   '012_operator_metrics': m012,
   '014_sandbox_snapshots': m014,
+  '017_list_indexes': m017,
 };
