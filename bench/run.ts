@@ -16,7 +16,7 @@
  *
  * Every loop is bounded by time and count; all traffic stays on 127.0.0.1.
  */
-import { spawnDaemon, spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
+import { freePort, runCommand, spawnDaemon, spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 import { captureLifecycle, describeLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
 import { call, peakRssMb, percentile, ratio, saturate, target, x, type Result, type Target } from './lib/load.ts';
@@ -72,12 +72,18 @@ async function drain(monitor: Awaited<ReturnType<typeof open>>, p: BenchPlatform
 
 async function startPrism(): Promise<Target | undefined> {
   if (process.env.BENCH_PRISM !== '1') return undefined;
-  const { freePort } = await import('../test/helpers/processes.ts');
   const port = await freePort();
   const contract = '/work/shared/reference/grid-openapi-2026-08.yaml';
+  // Installed into npx's cache for the bench only, never a dependency. Its own binary is run, not npx, so
+  // that stopping it stops the mock itself rather than a wrapper that would leave it behind.
+  const which = await runCommand('npx', ['-y', '-p', '@stoplight/prism-cli', 'which', 'prism'], {
+    env: process.env,
+    timeoutMs: 300_000,
+  });
+  if (which.code !== 0) throw new Error(`could not install Prism: ${which.stderr}`);
   const prism = await spawnDaemon(
-    'npx',
-    ['-y', '@stoplight/prism-cli', 'mock', '-p', String(port), '-h', '127.0.0.1', contract],
+    which.stdout.trim(),
+    ['mock', '-p', String(port), '-h', '127.0.0.1', contract],
     async () => (await fetch(`http://127.0.0.1:${port}/transfer-out`).catch(() => undefined)) !== undefined,
     'Prism mock',
     180_000,
