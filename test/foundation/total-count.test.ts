@@ -50,8 +50,8 @@ describe('totalCount on long lists', () => {
     assert.equal(one.body.totalCount, 1, 'one match counted');
     const created = (await p.api.get('/customers?limit=1')).body.data[0].createdAt as string;
     // Every copy is older than the model: createdBefore the model's time less a millisecond leaves the copies.
-    const before = new Date(Date.parse(created) - 1).toISOString();
-    const copies = await p.api.get(`/customers?limit=1&createdBefore=${encodeURIComponent(before)}`);
+    const cutoff = new Date(Date.parse(created) - 1).toISOString();
+    const copies = await p.api.get(`/customers?limit=1&createdBefore=${encodeURIComponent(cutoff)}`);
     assert.equal(copies.status, 200, 'the filtered list answers');
     assert.equal(copies.body.totalCount, COUNT_LIMIT, 'exactly COUNT_LIMIT matches are counted');
   });
