@@ -8,7 +8,7 @@
  *   BENCH_GROWTH_ROWS=20000 BENCH_SECONDS=2 npm run bench:growth    # a quick run
  *
  * Seeding copies the rows of one real lifecycle (bench/lib/seed.ts), one customer per 1,000 payments (40 at
- * least, so every page measured is full).
+ * least, so every page measured is full; BENCH_GROWTH_PER_CUSTOMER changes the 1,000).
  */
 import { spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
 import { waitFor } from '../test/helpers/wait.ts';
@@ -32,6 +32,7 @@ const LARGE = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? 40);
+const PER_CUSTOMER = Number(process.env.BENCH_GROWTH_PER_CUSTOMER ?? 1000);
 const REPEATS = 3;
 const SPACING_MS = 1000;
 
@@ -49,7 +50,7 @@ async function seed(label: Engine['label'], rows: number): Promise<Seeded> {
   const started = performance.now();
   const { store, services } = await open(engine);
   try {
-    const customers = Math.max(40, Math.ceil(rows / 1000));
+    const customers = Math.max(40, Math.ceil(rows / PER_CUSTOMER));
     const platform = await makePlatform(services, 'growth', customers);
     const lifecycle = await captureLifecycle(store, services, platform.scope, platform.payers[0]!);
     await seedLifecycles(store, lifecycle, platform.payers, rows - 1, SPACING_MS);
