@@ -20,6 +20,7 @@ import {
   freshEngine,
   machine,
   makePlatform,
+  serverUrl,
   open,
   transferBody,
   unsettled,
@@ -174,4 +175,4 @@ async function benchEngine(label: Engine['label']): Promise<void> {
 
 console.log(`payouts growth bench — ${machine()}`);
 for (const label of engineLabels()) await benchEngine(label);
-if (engineLabels().length === 1) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');
+if (!serverUrl()) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');

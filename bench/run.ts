@@ -27,6 +27,7 @@ import {
   freshEngine,
   machine,
   makePlatform,
+  serverUrl,
   open,
   transferBody,
   unsettled,
@@ -274,4 +275,4 @@ async function benchEngine(label: Engine['label']): Promise<void> {
 console.log(`payouts bench — ${machine()}`);
 console.log('Ratios of figures taken in this run; absolute rates depend on the machine and what else it runs.');
 for (const label of engineLabels()) await benchEngine(label);
-if (engineLabels().length === 1) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');
+if (!serverUrl()) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');

@@ -58,9 +58,11 @@ export async function freshEngine(label: Engine['label'], tag: string): Promise<
   };
 }
 
-/** The engines of this run: SQLite always, PostgreSQL when a server is named. */
+/** The engines of this run: SQLite, and PostgreSQL when a server is named; BENCH_ENGINES=PostgreSQL picks one. */
 export function engineLabels(): Engine['label'][] {
-  return serverUrl() ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
+  const all: Engine['label'][] = serverUrl() ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
+  const only = process.env.BENCH_ENGINES?.split(',').map((e) => e.trim());
+  return only ? all.filter((e) => only.includes(e)) : all;
 }
 
 export async function open(engine: Engine, extra: Record<string, string> = {}) {
