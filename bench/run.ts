@@ -1,273 +1,278 @@
 /**
- * Throughput and latency of the money-moving API, on the embedded SQLite database and (when
- * BENCH_DATABASE_URL or TEST_DATABASE_URL names a PostgreSQL server) on PostgreSQL.
+ * POST /transfer-out against baselines measured in the same run, per engine (SQLite always; PostgreSQL
+ * when BENCH_DATABASE_URL or TEST_DATABASE_URL names a server). Only the ratios mean anything: the machine
+ * is shared, so every figure is set against another taken minutes apart, rounds interleaved.
  *
- * For each engine it starts `payouts serve` as its own process, then drives it over HTTP with concurrent
- * keep-alive clients and prints: transfer-outs per second at saturation, quote+execute flows per second,
- * p50/p99 latency at saturation and at half of the peak rate (open loop), the server's peak RSS, and the
- * "ceiling": the same transfer-outs done in-process through the services, without HTTP.
+ *   - stateless baseline: bench/stateless-server.ts (same Fastify, same body schema and validation, a
+ *     canned Transaction), and Prism's mock of the public contract when BENCH_PRISM=1;
+ *   - raw-SQL ceiling: the rows one full lifecycle writes (captured by diffing the tables), written
+ *     straight to a database of the same engine (bench/lib/raw-sql.ts);
+ *   - full lifecycle: after each round, the time until every accepted payment is terminal;
+ *   - rounds: three, the third against the first; the server's peak RSS;
+ *   - webhook drain: a local receiver as a platform's endpoint, event → receiver latency and events/s.
  *
- *   npm run bench                       # SQLite, and PostgreSQL when TEST_DATABASE_URL is set
- *   BENCH_SECONDS=10 npm run bench      # longer runs
+ *   npm run bench                                       # defaults: 5 s rounds, 32 clients
+ *   BENCH_SECONDS=10 BENCH_CONCURRENCY=64 npm run bench
  *
- * Every loop here is bounded by time and count; it only talks to 127.0.0.1.
+ * Every loop is bounded by time and count; all traffic stays on 127.0.0.1.
  */
-import type { ExternalAccountInput } from '../src/domain/account-types.ts';
-import { Agent, request } from 'node:http';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { openServices } from '../src/app.ts';
-import { createPlatform } from '../src/services/platforms.ts';
-import { BUILD } from '../test/external-accounts/fixtures.ts';
-import { spawnServer } from '../test/helpers/processes.ts';
+import { freePort, runCommand, spawnDaemon, spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
+import { waitFor } from '../test/helpers/wait.ts';
+import { captureLifecycle, describeLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
+import { call, peakRssMb, percentile, ratio, saturate, target, x, type Result, type Target } from './lib/load.ts';
+import { pgCeiling, sqliteCeiling, type Ceiling } from './lib/raw-sql.ts';
+import { startReceiver, type Receiver } from './lib/receiver.ts';
+import {
+  engineLabels,
+  freshEngine,
+  machine,
+  makePlatform,
+  serverUrl,
+  open,
+  transferBody,
+  unsettled,
+  type BenchPlatform,
+  type Engine,
+} from './lib/setup.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const MAX_REQUESTS = 200_000;
+const ROUNDS = 3;
+const DRAIN_LIMIT_S = Number(process.env.BENCH_DRAIN_LIMIT_SECONDS ?? 120);
+const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: the server's connections, and the ceiling's
 
-interface Target {
-  baseUrl: string;
-  auth: string;
+interface Round {
+  baseline: Result;
+  prism?: Result | undefined;
+  server: Result;
+  drainS: number;
+  left: number;
+  ceiling: { lifecycles: number; seconds: number };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+async function transferLoad(t: Target, p: BenchPlatform, seconds: number): Promise<Result> {
+  return saturate(
+    async (i) => (await call(t, 'POST', '/transfer-out', transferBody(p.payers[i % p.payers.length]!))).status === 201,
+    seconds,
+    CONCURRENCY,
+  );
+}
 
-function call(t: Target, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const url = new URL(`/2025-10-13${path}`, t.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: t.auth,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
+/** Seconds until no payment of the platform is PENDING or PROCESSING (or the limit), and how many are left. */
+async function drain(monitor: Awaited<ReturnType<typeof open>>, p: BenchPlatform) {
+  const started = performance.now();
+  let left = await unsettled(monitor.store, p.scope);
+  await waitFor(
+    async () => (left = await unsettled(monitor.store, p.scope)) === 0,
+    'every accepted payment to be terminal',
+    DRAIN_LIMIT_S * 1000,
+    50,
+  ).catch(() => undefined);
+  return { drainS: (performance.now() - started) / 1000, left };
+}
+
+async function startPrism(): Promise<Target | undefined> {
+  if (process.env.BENCH_PRISM !== '1') return undefined;
+  const port = await freePort();
+  const contract = '/work/shared/reference/grid-openapi-2026-08.yaml';
+  // Installed into npx's cache for the bench only, never a dependency. Its own binary is run, not npx, so
+  // that stopping it stops the mock itself rather than a wrapper that would leave it behind.
+  const which = await runCommand('npx', ['-y', '-p', '@stoplight/prism-cli', 'which', 'prism'], {
+    env: process.env,
+    timeoutMs: 300_000,
   });
+  if (which.code !== 0) throw new Error(`could not install Prism: ${which.stderr}`);
+  const prism = await spawnDaemon(
+    which.stdout.trim(),
+    ['mock', '-p', String(port), '-h', '127.0.0.1', contract],
+    async () => (await fetch(`http://127.0.0.1:${port}/transfer-out`).catch(() => undefined)) !== undefined,
+    'Prism mock',
+    180_000,
+  );
+  stops.push(() => prism.stop());
+  return target(`http://127.0.0.1:${port}`, CONCURRENCY, 'Basic Zm9vOmJhcg==', '');
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const stops: Array<() => Promise<void>> = [];
+
+async function rounds(
+  server: Target,
+  baseline: Target,
+  prism: Target | undefined,
+  ceiling: Ceiling,
+  p: BenchPlatform,
+  ceilingPlatform: BenchPlatform,
+  monitor: Awaited<ReturnType<typeof open>>,
+): Promise<Round[]> {
+  // Warm-up: JIT, pools, page cache. Not counted.
+  await transferLoad(server, p, 1);
+  await drain(monitor, p);
+  await transferLoad(baseline, p, 1);
+  const out: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const base = await transferLoad(baseline, p, SECONDS);
+    const prismResult = prism ? await transferLoad(prism, p, SECONDS) : undefined;
+    const srv = await transferLoad(server, p, SECONDS);
+    const { drainS, left } = await drain(monitor, p);
+    const ceil = await ceiling.run(ceilingPlatform.payers, SECONDS, CONCURRENCY);
+    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil });
+  }
+  return out;
 }
 
-interface Result {
-  ops: number;
+interface Webhooks {
+  events: number;
   perSecond: number;
   p50: number;
   p99: number;
-  errors: number;
+  missing: number;
 }
 
-/** Closed loop: CONCURRENCY workers each issue the next operation as soon as the last one answered. */
-async function saturate(op: () => Promise<boolean>, seconds = SECONDS): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < deadline && latencies.length + errors < MAX_REQUESTS) {
-        const t0 = performance.now();
-        if (await op()) latencies.push(performance.now() - t0);
-        else errors++;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    ops: latencies.length,
-    perSecond: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-  };
-}
-
-/** Open loop at a fixed rate: latency as a client sees it when the server is not saturated. */
-async function atRate(op: () => Promise<boolean>, perSecond: number, seconds = SECONDS): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const total = Math.min(Math.floor(perSecond * seconds), MAX_REQUESTS);
-  const started = performance.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / perSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(
-      (async () => {
-        const t0 = performance.now();
-        if (await op()) latencies.push(performance.now() - t0);
-        else errors++;
-      })(),
-    );
-  }
-  await Promise.all(inflight);
-  latencies.sort((a, b) => a - b);
-  return {
-    ops: latencies.length,
-    perSecond: latencies.length / ((performance.now() - started) / 1000),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-  };
-}
-
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
-
-const fmt = (r: Result) =>
-  `${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ` +
-  `${r.p99.toFixed(1).padStart(6)} ms  (${r.ops} ok, ${r.errors} failed)`;
-
-async function benchEngine(label: string, env: Record<string, string>): Promise<void> {
-  const config = loadConfig(env);
-  const { store, services } = await openServices(config);
-  const platform = await createPlatform(services.ctx, `bench-${label}`);
-  const scope = { platformId: platform.platformId, environment: 'sandbox' as const };
-  // One payer per client, so the runs measure the service rather than one hot account row.
-  const payers: Array<{ accountId: string; destination: string; eurDestination: string }> = [];
-  for (let i = 0; i < CONCURRENCY; i++) {
-    const customer = await services.customers.create(scope, {
-      customerType: 'INDIVIDUAL',
-      platformCustomerId: `bench-${i}`,
-    });
-    const usd = (
-      await services.internalAccounts.listCustomerAccounts(
-        scope,
-        { customerId: customer.id, currency: 'USD' },
-        { limit: 1, order: 'asc' },
-      )
-    ).data[0]!;
-    await services.internalAccounts.fundSandbox(scope, usd.id, 100_000_000_000);
-    const destination = await services.externalAccounts.create(scope, {
-      ...(BUILD.USD_ACCOUNT('000') as ExternalAccountInput),
-      customerId: customer.id,
-    });
-    const eurDestination = await services.externalAccounts.create(scope, {
-      ...(BUILD.EUR_ACCOUNT('000') as ExternalAccountInput),
-      customerId: customer.id,
-    });
-    payers.push({ accountId: usd.id, destination: destination.id, eurDestination: eurDestination.id });
-  }
-  await store.close();
-
-  const server = await spawnServer({ ...env, JOB_POLL_MS: '50' });
-  const target: Target = {
-    baseUrl: server.baseUrl,
-    auth: `Basic ${Buffer.from(`${platform.sandbox.tokenId}:${platform.sandbox.clientSecret}`).toString('base64')}`,
-  };
-  let next = 0;
-  const transferOut = async () => {
-    const payer = payers[next++ % payers.length]!;
-    return (
+/** Transfer-outs on the platform whose endpoint is the receiver; then every event's arrival against its time. */
+async function webhookDrain(
+  server: Target,
+  hooks: BenchPlatform,
+  receiver: Receiver,
+  monitor: Awaited<ReturnType<typeof open>>,
+): Promise<Webhooks> {
+  const started = Date.now();
+  await transferLoad(server, hooks, SECONDS);
+  await drain(monitor, hooks);
+  const pending = async () =>
+    Number(
       (
-        await call(target, 'POST', '/transfer-out', {
-          source: { accountId: payer.accountId },
-          destination: { accountId: payer.destination },
-          amount: 1,
-        })
-      ).status === 201
+        await monitor.store.db
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('platform_id', '=', hooks.scope.platformId)
+          .where('delivery_state', '=', 'PENDING')
+          .executeTakeFirstOrThrow()
+      ).n,
     );
-  };
-  const quoteAndExecute = async () => {
-    const payer = payers[next++ % payers.length]!;
-    const quote = await call(target, 'POST', '/quotes', {
-      source: { sourceType: 'ACCOUNT', accountId: payer.accountId },
-      destination: { destinationType: 'ACCOUNT', accountId: payer.eurDestination },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: 1_000,
-    });
-    if (quote.status !== 201) return false;
-    return (await call(target, 'POST', `/quotes/${quote.json.id}/execute`)).status === 200;
-  };
-
-  await saturate(transferOut, 1); // warm up: JIT, connection pools, page cache
-  const transfers = await saturate(transferOut);
-  const half = await atRate(transferOut, Math.max(1, Math.floor(transfers.perSecond / 2)));
-  const flows = await saturate(quoteAndExecute);
-  const rss = peakRssMb(server.pid);
-  await server.stop();
-
-  // The ceiling: the same transfer-outs straight through the services in this process, no HTTP, no auth.
-  const direct = await openServices(loadConfig({ ...env, RUN_WORKERS: 'false' }));
-  let k = 0;
-  const ceiling = await saturate(async () => {
-    const payer = payers[k++ % payers.length]!;
-    const r = await direct.services.transfers.transferOut(scope, {
-      source: { accountId: payer.accountId },
-      destination: { accountId: payer.destination },
-      amount: 1,
-    });
-    return r.status === 'PENDING';
-  });
-  await direct.store.close();
-
-  console.log(`\n${label}  (${CONCURRENCY} concurrent clients, ${SECONDS} s per run)`);
-  console.log(`  transfer-out, saturated      ${fmt(transfers)}`);
-  console.log(`  transfer-out, at half peak   ${fmt(half)}`);
-  console.log(`  quote + execute, saturated   ${fmt(flows)}`);
-  console.log(
-    `  transfer-out without HTTP    ${fmt(ceiling)}   (HTTP reaches ` +
-      `${((100 * transfers.perSecond) / ceiling.perSecond).toFixed(0)} % of it)`,
+  await waitFor(async () => (await pending()) === 0, 'every webhook delivered', DRAIN_LIMIT_S * 1000, 50).catch(
+    () => undefined,
   );
-  console.log(`  server peak RSS              ${rss.toFixed(0)} MB`);
+  const events = await monitor.store.db
+    .selectFrom('events')
+    .select(['id', 'created_at'])
+    .where('platform_id', '=', hooks.scope.platformId)
+    .where('created_at', '>=', BigInt(started))
+    .execute();
+  const latencies: number[] = [];
+  let last = started;
+  for (const e of events) {
+    const at = receiver.arrivals.get(e.id);
+    if (at === undefined) continue;
+    latencies.push(at - Number(e.created_at));
+    last = Math.max(last, at);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    events: latencies.length,
+    perSecond: latencies.length / Math.max(0.001, (last - started) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    missing: events.length - latencies.length,
+  };
 }
 
-async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'payouts-bench-'));
-  const secret = randomBytes(32).toString('hex');
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhooks, rssMb: number): void {
+  const accepted = mean(rs.map((r) => r.server.perSecond));
+  // Full lifecycle: accepted payments over the load time plus the time their settlement took after it.
+  const lifecycles = mean(rs.map((r) => r.server.ops / (r.server.seconds + r.drainS)));
+  const base = mean(rs.map((r) => r.baseline.perSecond));
+  const ceiling = mean(rs.map((r) => r.ceiling.lifecycles / r.ceiling.seconds));
+  const left = rs.reduce((n, r) => n + r.left, 0);
+  const errors = rs.reduce((n, r) => n + r.server.errors, 0);
+  const latency = (p: 'p50' | 'p99') => ratio(mean(rs.map((r) => r.server[p])), mean(rs.map((r) => r.baseline[p])));
+  const first = rs[0]!;
+  const third = rs[rs.length - 1]!;
+  const lines = [
+    `\n${label}  (${CONCURRENCY} clients, ${ROUNDS} rounds of ${SECONDS} s, interleaved)`,
+    `  one lifecycle writes   ${describeLifecycle(lifecycle).join('  |  ')}`,
+    `  RATIO transfer-out accepted / stateless baseline     ${x(ratio(accepted, base))}`,
+    `  RATIO transfer-out full lifecycle / stateless        ${x(ratio(lifecycles, base))}`,
+  ];
+  const prism = rs.every((r) => r.prism) ? mean(rs.map((r) => r.prism!.perSecond)) : undefined;
+  if (prism !== undefined)
+    lines.push(`  RATIO transfer-out full lifecycle / Prism mock        ${x(ratio(lifecycles, prism))}`);
+  lines.push(
+    `  RATIO transfer-out full lifecycle / raw-SQL ceiling  ${x(ratio(lifecycles, ceiling))}`,
+    `  RATIO round 3 / round 1: server ${x(ratio(third.server.perSecond, first.server.perSecond))}` +
+      `, stateless baseline ${x(ratio(third.baseline.perSecond, first.baseline.perSecond))} (the machine's drift)`,
+    `  drain after each round (s)  ${rs.map((r) => r.drainS.toFixed(2)).join(' / ')}` +
+      (left > 0 ? `   NOT TERMINAL: ${left} payments still pending after ${DRAIN_LIMIT_S} s` : '   all terminal'),
+    `  latency at saturation, server / baseline: p50 ${x(latency('p50'))}, p99 ${x(latency('p99'))}`,
+    `  webhook drain   ${hooks.events} events, ${hooks.perSecond.toFixed(0)}/s, event → receiver p50 ` +
+      `${hooks.p50.toFixed(0)} ms p99 ${hooks.p99.toFixed(0)} ms` +
+      (hooks.missing ? `, ${hooks.missing} NOT RECEIVED` : ''),
+    `  server peak RSS ${rssMb.toFixed(0)} MB   (failed requests: ${errors})`,
+    `  absolute, this machine now: server ${accepted.toFixed(0)}/s accepted, baseline ${base.toFixed(0)}/s, ` +
+      `ceiling ${ceiling.toFixed(0)} lifecycles/s`,
+  );
+  console.log(lines.join('\n'));
+}
+
+/** The platforms, the captured lifecycle and the ceiling's own database, all made before any load. */
+async function prepare(engine: Engine, ceilingEngine: Engine, receiver: Receiver) {
+  const setup = await open(engine);
+  const sample = await makePlatform(setup.services, 'sample', 1);
+  const lifecycle = await captureLifecycle(setup.store, setup.services, sample.scope, sample.payers[0]!);
+  const main = await makePlatform(setup.services, 'bench', CONCURRENCY);
+  const hooks = await makePlatform(setup.services, 'hooks', Math.min(CONCURRENCY, 8), receiver.url);
+  await setup.store.close();
+  const ceilingSetup = await open(ceilingEngine);
+  const ceilingPlatform = await makePlatform(ceilingSetup.services, 'ceiling', CONCURRENCY);
+  // The ceiling replays the sample's rows on its own platform's payers: its system accounts are the sample's.
+  const ceilingLifecycle = await captureLifecycle(
+    ceilingSetup.store,
+    ceilingSetup.services,
+    ceilingPlatform.scope,
+    ceilingPlatform.payers[0]!,
+  );
+  await ceilingSetup.store.close();
+  const ceiling = ceilingEngine.env.DATABASE_URL
+    ? pgCeiling(ceilingEngine.env.DATABASE_URL, ceilingLifecycle, POOL_SIZE)
+    : sqliteCeiling(ceilingEngine.env.DATA_DIR!, ceilingLifecycle);
+  return { main, hooks, lifecycle, ceiling, ceilingPlatform };
+}
+
+async function benchEngine(label: Engine['label']): Promise<void> {
+  const engine = await freshEngine(label, 'run');
+  const ceilingEngine = await freshEngine(label, 'ceiling');
+  const receiver = await startReceiver();
+  let server: ServerProcess | undefined;
+  let stateless: ServerProcess | undefined;
   try {
-    await benchEngine('SQLite', { DATA_DIR: dataDir, SECRET_KEY: secret, LOG_LEVEL: 'warn' });
-    const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-    if (serverUrl) {
-      const name = `payouts_bench_${Date.now().toString(36)}`;
-      const admin = new pg.Client({ connectionString: serverUrl });
-      await admin.connect();
-      await admin.query(`create database ${name}`);
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
-      try {
-        await benchEngine('PostgreSQL', {
-          DATA_DIR: join(dataDir, 'pg'),
-          SECRET_KEY: secret,
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: url.toString(),
-        });
-      } finally {
-        await admin.query(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      }
-    } else {
-      console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');
-    }
+    const { main, hooks, lifecycle, ceiling, ceilingPlatform } = await prepare(engine, ceilingEngine, receiver);
+    stops.push(() => ceiling.close());
+    server = await spawnServer({ ...engine.env, JOB_POLL_MS: '50' });
+    stateless = await spawnServer({}, 60_000, {
+      command: [process.execPath, '--import', 'tsx', 'bench/stateless-server.ts'],
+    });
+    const monitor = await open(engine);
+    stops.push(() => monitor.store.close());
+    const serverTarget = target(server.baseUrl, CONCURRENCY, main.auth);
+    const baseTarget = target(stateless.baseUrl, CONCURRENCY);
+    const prism = await startPrism();
+    const rs = await rounds(serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
+    const hookTarget = target(server.baseUrl, CONCURRENCY, hooks.auth);
+    const webhooks = await webhookDrain(hookTarget, hooks, receiver, monitor);
+    report(label, lifecycle, rs, webhooks, peakRssMb(server.pid));
+    for (const t of [serverTarget, baseTarget, hookTarget, ...(prism ? [prism] : [])]) await t.pool.close();
   } finally {
-    agent.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+    await server?.stop();
+    await stateless?.stop();
+    await receiver.close();
+    await engine.drop();
+    await ceilingEngine.drop();
   }
 }
 
-await main();
+console.log(`payouts bench — ${machine()}`);
+console.log('Ratios of figures taken in this run; absolute rates depend on the machine and what else it runs.');
+for (const label of engineLabels()) await benchEngine(label);
+if (!serverUrl()) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');

@@ -7,10 +7,14 @@ export interface PageRequest {
   order: SortOrder;
 }
 
+/** Lists with more matches than this answer without totalCount (see store/paging.ts keysetPage). */
+export const COUNT_LIMIT = 1000;
+
 export interface Page<T> {
   data: T[];
   hasMore: boolean;
   /** Present only while hasMore is true: one official client pages for as long as it is non-null. */
   nextCursor?: string;
-  totalCount: number;
+  /** How many match the filters, whatever the page; left out when more than COUNT_LIMIT do. */
+  totalCount?: number;
 }

@@ -1,5 +1,6 @@
 import { type ObjectOptions, type Static, Type, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
 import { CURRENCY_CODES } from '../../domain/currencies.ts';
+import { COUNT_LIMIT } from '../../domain/paging.ts';
 import { component, componentName, exampleOf } from './component.ts';
 import { ADDRESS, USD } from './examples.ts';
 
@@ -132,7 +133,12 @@ export function Paginated<T extends TSchema>(item: T) {
     data: Type.Array(item),
     hasMore: Type.Boolean({ description: 'Whether another page follows; ask for it with cursor=nextCursor' }),
     nextCursor: Type.Optional(Type.String()),
-    totalCount: Type.Integer({ minimum: 0 }),
+    totalCount: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: `How many match the filters, whatever the page; left out when more than ${COUNT_LIMIT} do`,
+      }),
+    ),
   });
   const name = componentName(item);
   if (!name) return schema;

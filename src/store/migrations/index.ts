@@ -13,6 +13,7 @@ import * as m011 from './011_delivery_not_in_envelope.ts';
 import * as m012 from './012_operator_metrics.ts';
 import * as m014 from './014_sandbox_snapshots.ts';
 import * as m015 from './015_sandbox_request_log.ts';
+import * as m017 from './017_list_indexes.ts';
 import * as m019 from './019_dashboard_records.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
@@ -31,5 +32,6 @@ export const migrations: Record<string, Migration> = {
   '012_operator_metrics': m012,
   '014_sandbox_snapshots': m014,
   '015_sandbox_request_log': m015,
+  '017_list_indexes': m017,
   '019_dashboard_records': m019,
 };

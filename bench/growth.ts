@@ -1,0 +1,178 @@
+/**
+ * Flat cost as data grows: two databases of one engine, one holding BENCH_GROWTH_SMALL settled transfer-outs
+ * (1,000 by default) and one holding BENCH_GROWTH_ROWS (1,000,000), each served by its own `payouts serve`,
+ * measured alternately in the same run. Prints, per engine, large ÷ small for list pages and for
+ * transfer-out throughput: 1.00× is flat.
+ *
+ *   npm run bench:growth                                  # 1,000 vs 1,000,000 rows, SQLite (+ PostgreSQL)
+ *   BENCH_GROWTH_ROWS=20000 BENCH_SECONDS=2 npm run bench:growth    # a quick run
+ *
+ * Seeding copies the rows of one real lifecycle (bench/lib/seed.ts), one customer per 1,000 payments (40 at
+ * least, so every page measured is full; BENCH_GROWTH_PER_CUSTOMER changes the 1,000).
+ */
+import { spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
+import { waitFor } from '../test/helpers/wait.ts';
+import { captureLifecycle } from './lib/lifecycle-rows.ts';
+import { call, medianMs, ratio, saturate, target, x, type Target } from './lib/load.ts';
+import { seedLifecycles } from './lib/seed.ts';
+import {
+  engineLabels,
+  freshEngine,
+  machine,
+  makePlatform,
+  serverUrl,
+  open,
+  transferBody,
+  unsettled,
+  type BenchPlatform,
+  type Engine,
+} from './lib/setup.ts';
+
+const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 1_000);
+const LARGE = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? 40);
+const PER_CUSTOMER = Number(process.env.BENCH_GROWTH_PER_CUSTOMER ?? 1000);
+const REPEATS = 3;
+const SPACING_MS = 1000;
+
+interface Seeded {
+  engine: Engine;
+  platform: BenchPlatform;
+  rows: number;
+  seedSeconds: number;
+  /** A point half-way back through the seeded history, for the deep page. */
+  midMs: number;
+}
+
+async function seed(label: Engine['label'], rows: number): Promise<Seeded> {
+  const engine = await freshEngine(label, `growth${rows}`);
+  const started = performance.now();
+  const { store, services } = await open(engine);
+  try {
+    const customers = Math.max(40, Math.ceil(rows / PER_CUSTOMER));
+    const platform = await makePlatform(services, 'growth', customers);
+    const lifecycle = await captureLifecycle(store, services, platform.scope, platform.payers[0]!);
+    await seedLifecycles(store, lifecycle, platform.payers, rows - 1, SPACING_MS);
+    return {
+      engine,
+      platform,
+      rows,
+      seedSeconds: (performance.now() - started) / 1000,
+      midMs: Date.now() - (rows / 2) * SPACING_MS,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+interface Endpoint {
+  name: string;
+  path: (s: Seeded, t: Target) => Promise<string>;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /transactions?limit=20', path: async () => '/transactions?limit=20' },
+  {
+    name: 'GET /transactions?customerId=…',
+    path: async (s) => `/transactions?limit=20&customerId=${encodeURIComponent(s.platform.payers[1]!.customerId)}`,
+  },
+  // No seeded payment failed: the page is empty at both sizes, and finding that out must not read them all.
+  { name: 'GET /transactions?status=FAILED', path: async () => '/transactions?limit=20&status=FAILED' },
+  {
+    name: 'GET /transactions, cursor half-way back',
+    path: async (s, t) => {
+      const end = new Date(s.midMs).toISOString();
+      const first = await call(t, 'GET', `/transactions?limit=1&endDate=${encodeURIComponent(end)}`);
+      const cursor = (JSON.parse(first.text) as { nextCursor?: string }).nextCursor;
+      if (!cursor) throw new Error(`no cursor half-way back: ${first.status} ${first.text.slice(0, 200)}`);
+      return `/transactions?limit=20&cursor=${encodeURIComponent(cursor)}`;
+    },
+  },
+  { name: 'GET /customers?limit=20', path: async () => '/customers?limit=20' },
+];
+
+async function pageRatios(small: [Seeded, Target], large: [Seeded, Target]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const e of ENDPOINTS) {
+    const paths = [await e.path(...small), await e.path(...large)];
+    const get = (t: Target, path: string) => async () => {
+      const res = await call(t, 'GET', path);
+      if (res.status !== 200) throw new Error(`${e.name} answered ${res.status}: ${res.text.slice(0, 200)}`);
+    };
+    const smallMs: number[] = [];
+    const largeMs: number[] = [];
+    // Alternate, so whatever else the machine does falls on both sides alike.
+    for (let r = 0; r < REPEATS; r++) {
+      smallMs.push(await medianMs(SAMPLES, get(small[1], paths[0]!)));
+      largeMs.push(await medianMs(SAMPLES, get(large[1], paths[1]!)));
+    }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    lines.push(`  RATIO ${e.name.padEnd(50)} ${x(ratio(med(largeMs), med(smallMs)))}`);
+  }
+  return lines;
+}
+
+async function transferRatio(small: [Seeded, Target], large: [Seeded, Target]): Promise<string> {
+  const rates: [number[], number[]] = [[], []];
+  const monitors = [await open(small[0].engine), await open(large[0].engine)];
+  try {
+    for (let r = 0; r < REPEATS; r++) {
+      for (const side of [0, 1] as const) {
+        const [s, t] = side === 0 ? small : large;
+        const result = await saturate(
+          async (i) =>
+            (await call(t, 'POST', '/transfer-out', transferBody(s.platform.payers[i % s.platform.payers.length]!)))
+              .status === 201,
+          SECONDS,
+          CONCURRENCY,
+        );
+        rates[side].push(result.perSecond);
+        // Each side's settlement work stays out of the other's measurement.
+        const monitor = monitors[side]!;
+        await waitFor(
+          async () => (await unsettled(monitor.store, s.platform.scope)) === 0,
+          'payments settled',
+          120_000,
+        );
+      }
+    }
+  } finally {
+    for (const m of monitors) await m.store.close();
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return `  RATIO POST /transfer-out throughput${' '.repeat(21)} ${x(ratio(mean(rates[1]), mean(rates[0])))}`;
+}
+
+async function benchEngine(label: Engine['label']): Promise<void> {
+  const seeded: Seeded[] = [];
+  const servers: ServerProcess[] = [];
+  const targets: Target[] = [];
+  try {
+    for (const rows of [SMALL, LARGE]) seeded.push(await seed(label, rows));
+    for (const s of seeded) {
+      const server = await spawnServer({ ...s.engine.env, JOB_POLL_MS: '50' }, 120_000);
+      servers.push(server);
+      targets.push(target(server.baseUrl, CONCURRENCY, s.platform.auth));
+    }
+    const small: [Seeded, Target] = [seeded[0]!, targets[0]!];
+    const large: [Seeded, Target] = [seeded[1]!, targets[1]!];
+    const lines = [
+      `\n${label}: ${LARGE.toLocaleString('en')} rows ÷ ${SMALL.toLocaleString('en')} rows ` +
+        `(median of ${SAMPLES} sequential requests, ${REPEATS} alternations; 1.00× is flat)`,
+      `  seeded ${LARGE.toLocaleString('en')} transactions in ${seeded[1]!.seedSeconds.toFixed(0)} s`,
+      ...(await pageRatios(small, large)),
+      await transferRatio(small, large),
+    ];
+    console.log(lines.join('\n'));
+  } finally {
+    for (const t of targets) await t.pool.close();
+    for (const s of servers) await s.stop();
+    for (const s of seeded) await s.engine.drop();
+  }
+}
+
+console.log(`payouts growth bench — ${machine()}`);
+for (const label of engineLabels()) await benchEngine(label);
+if (!serverUrl()) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');

@@ -1,0 +1,51 @@
+// The benches run with the smallest knobs, so they cannot rot: each exits 0 and prints its ratio lines.
+// Nothing here looks at a figure: a time or a rate on a shared machine proves nothing.
+import assert from 'node:assert/strict';
+import { describe, it } from '../helpers/node-test.ts';
+import { runCommand } from '../helpers/processes.ts';
+
+const TIMEOUT_MS = 600_000;
+
+async function bench(script: string, knobs: Record<string, string>) {
+  const result = await runCommand(process.execPath, ['--import', 'tsx', script], {
+    // The bench covers PostgreSQL exactly when this run of the suite does.
+    env: { ...process.env, BENCH_DATABASE_URL: '', ...knobs },
+    timeoutMs: TIMEOUT_MS,
+    label: script,
+  });
+  assert.equal(result.code, 0, `${script} exits 0\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return result.stdout;
+}
+
+const engines = () => (process.env.TEST_DATABASE_URL ? ['SQLite', 'PostgreSQL'] : ['SQLite']);
+
+describe('benches', () => {
+  it('npm run bench prints its ratios per engine', { timeout: TIMEOUT_MS }, async () => {
+    const out = await bench('bench/run.ts', { BENCH_SECONDS: '0.3', BENCH_CONCURRENCY: '2' });
+    for (const engine of engines()) assert.match(out, new RegExp(`^${engine} `, 'm'), `a section for ${engine}`);
+    const count = (re: RegExp) => out.match(re)?.length ?? 0;
+    for (const line of [
+      /RATIO transfer-out full lifecycle \/ stateless +\d+\.\d\d×/g,
+      /RATIO transfer-out full lifecycle \/ raw-SQL ceiling +\d+\.\d\d×/g,
+      /RATIO round 3 \/ round 1: server \d+\.\d\d×/g,
+      /webhook drain +\d+ events/g,
+      /server peak RSS +\d+ MB/g,
+    ])
+      assert.equal(count(line), engines().length, `${line.source} once per engine\n${out}`);
+    assert.doesNotMatch(out, /NOT TERMINAL/, 'every accepted payment ended terminal');
+    assert.match(out, /cores .*Node v\d+/, 'the machine is described');
+  });
+
+  it('npm run bench:growth prints large ÷ small ratios per engine', { timeout: TIMEOUT_MS }, async () => {
+    const out = await bench('bench/growth.ts', {
+      BENCH_GROWTH_SMALL: '100',
+      BENCH_GROWTH_ROWS: '400',
+      BENCH_SECONDS: '0.3',
+      BENCH_CONCURRENCY: '2',
+      BENCH_GROWTH_SAMPLES: '2',
+    });
+    const ratios = out.match(/^ {2}RATIO .+ \d+\.\d\d×$/gm) ?? [];
+    assert.equal(ratios.length, 6 * engines().length, `six ratio lines per engine\n${out}`);
+    assert.match(out, /RATIO GET \/transactions, cursor half-way back/, 'the deep page is measured');
+  });
+});
