@@ -20,12 +20,12 @@ function serveCommand(): { args: string[]; cwd: string } {
   return { args: [fileURLToPath(new URL('../../bin/payouts.mjs', import.meta.url)), 'serve'], cwd: root };
 }
 
-function exited(child: ChildProcess): boolean {
+export function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
 /** SIGTERM (a graceful stop: requests finish, the database closes), then SIGKILL after a grace period. */
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (exited(child)) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);

@@ -3,6 +3,7 @@
 // its output is kept for the failure message.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { exited, stopChild } from '../../src/testing/child.ts';
 import { after } from './node-test.ts';
 import { waitFor } from './wait.ts';
 
@@ -176,23 +177,6 @@ export async function spawnServer(
     throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`, { cause: error });
   }
   return server;
-}
-
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-/** SIGTERM, then SIGKILL if it has not exited within the grace period. Resolves once it has exited. */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (exited(child)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 /** A helper process a test needs running (a connection pooler), stopped like any other. */

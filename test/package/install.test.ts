@@ -142,8 +142,8 @@ describe('the packed package', { skip }, () => {
   it('walkthrough: runs to the end, and its stop leaves nothing running', async () => {
     assert.equal(walkthrough.code, 0, `docs/sandbox-walkthrough.md runs as written:\n${walkthrough.stdout}`);
     step('stop');
-    const after = await fetch(`http://127.0.0.1:${walkthrough.port}/readyz`).catch(() => undefined);
-    assert.equal(after, undefined, 'its last step stopped the server: nothing answers on its port');
+    const answered = await fetch(`http://127.0.0.1:${walkthrough.port}/readyz`).catch(() => undefined);
+    assert.equal(answered, undefined, 'its last step stopped the server: nothing answers on its port');
   });
 
   it('walkthrough: starts with the preset credentials and runs the demo fixture', () => {

@@ -2,24 +2,12 @@
 // latency, request id, idempotency key, error code and fault rule; no secret anywhere in the stored rows;
 // filters and keyset paging newest first; at most SANDBOX_REQUEST_LOG_SIZE entries per workspace; emptied
 // by a reset, left alone by a snapshot restore; another workspace and production never in it.
+import type { LoggedRequest } from '../../src/services/sandbox-requests.ts';
 import assert from 'node:assert/strict';
 import { client, startServer, type Client, type TestServer } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 
-interface Entry {
-  id: string;
-  time: string;
-  method: string;
-  path: string;
-  status: number | null;
-  latencyMs: number;
-  requestId: string;
-  idempotencyKey: string | null;
-  errorCode: string | null;
-  faultId: string | null;
-  requestBody?: unknown;
-  responseBody?: unknown;
-}
+type Entry = LoggedRequest;
 
 interface Workspace {
   platformId: string;

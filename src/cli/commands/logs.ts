@@ -1,6 +1,7 @@
 // `payouts logs tail`: a sandbox workspace's request log in the terminal, as `stripe logs tail` shows a
 // Stripe account's: the recent requests, then every new one as it comes, until Ctrl-C. It reads the log
 // over the HTTP API (GET /sandbox/requests), so it works against any running server, local or shared.
+import type { LoggedRequest } from '../../services/sandbox-requests.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_OPTIONS, apiClientOf, expectOk, type ApiClient } from '../api-client.ts';
 import { stringOption, type CliCommand, type CliInput } from '../command.ts';
@@ -17,18 +18,8 @@ const PAGE = 100;
 /** Pages one poll may read: a burst beyond them is shown in part, the rest skipped with a note. */
 const MAX_PAGES_PER_POLL = 10;
 
-interface Entry {
-  id: string;
-  time: string;
-  method: string;
-  path: string;
-  status: number | null;
-  latencyMs: number;
-  requestId: string;
-  idempotencyKey: string | null;
-  errorCode: string | null;
-  faultId: string | null;
-}
+/** An entry as GET /sandbox/requests answers it. */
+type Entry = LoggedRequest;
 
 interface Page {
   data: Entry[];
