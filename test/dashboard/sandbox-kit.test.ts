@@ -347,6 +347,7 @@ describe('sandbox kit on the dashboard', () => {
     assert.equal(rows(next.html).length, 1, 'the oldest 2xx request is on the next page');
     assert.match(rows(next.html)[0] ?? '', /<code>\/customers<\/code>/, 'and it is the first GET /customers');
     assert.match(next.html, /« Newest/, 'with a way back to the newest');
+    assert.equal((await gamma.get('/dashboard/sandbox/requests?cursor=nonsense')).status, 400, 'a bad cursor is a 400');
   });
 
   it('adds a fault rule in the Faults tab: it fires, shows in the log, and stops once removed', async () => {
