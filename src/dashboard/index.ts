@@ -20,6 +20,7 @@ import { tokenScreens } from './screens/tokens.ts';
 import { sandboxScreens } from './screens/sandbox.ts';
 import { sandboxTriggerScreens } from './screens/sandbox-triggers.ts';
 import { sandboxWorkspaceScreens } from './screens/sandbox-workspace.ts';
+import { sandboxDiagnosticScreens } from './screens/sandbox-diagnostics.ts';
 import { webhookScreens } from './screens/webhooks.ts';
 import { quoteScreens } from './screens/quotes.ts';
 import { customerScreens } from './screens/customers.ts';
@@ -119,6 +120,7 @@ export function dashboard(services: Services) {
       sandboxScreens(signed, screens);
       sandboxTriggerScreens(signed, screens);
       sandboxWorkspaceScreens(signed, screens);
+      sandboxDiagnosticScreens(signed, screens);
       webhookScreens(signed, screens);
       quoteScreens(signed, screens);
       customerScreens(signed, screens);

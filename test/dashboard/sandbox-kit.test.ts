@@ -44,6 +44,24 @@ async function tokenWith(p: TestPlatform, permissions: string[]): Promise<Creden
   return { tokenId: res.body.id, clientSecret: res.body.clientSecret };
 }
 
+/** The rows of the Request log tab (or the Faults tab's rules, with `kind` "fault"), as their HTML. */
+function rows(html: string, kind = 'request'): string[] {
+  return [...html.matchAll(new RegExp(`<tr class="${kind}">([\\s\\S]*?)</tr>`, 'g'))].map((m) => m[1] ?? '');
+}
+
+/** The id of the rule a flash says was added. */
+function addedRule(html: string): string {
+  const id = /class="flash ok"[^>]*>Added fault rule (\S+) for/.exec(html)?.[1];
+  assert.ok(id, `a flash names the new rule: ${html.slice(0, 300)}`);
+  return id;
+}
+
+async function ruleCount(p: TestPlatform): Promise<number> {
+  const res = await p.api.get('/sandbox/faults');
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.data.length as number;
+}
+
 describe('sandbox kit on the dashboard', () => {
   let server: TestServer;
   let a: TestPlatform;
@@ -276,5 +294,160 @@ describe('sandbox kit on the dashboard', () => {
     assert.equal(await customerCount(b), bCustomers, "beta's workspace is untouched");
     const beta = await signedIn(server, b.sandbox);
     assert.ok((await beta.get('/dashboard/sandbox/workspace')).html.includes('beta private'), 'beta sees its own');
+  });
+  it("lists the workspace's API requests in the Request log tab, never another's; filters and pages", async () => {
+    const c = await server.platform('kit-log');
+    const gamma = await signedIn(server, c.sandbox);
+    const empty = await gamma.get('/dashboard/sandbox/requests');
+    assert.equal(empty.status, 200, empty.html.slice(0, 300));
+    assert.match(empty.html, /aria-current="page">Request log</, 'the Request log tab is the current one');
+    assert.match(empty.html, /No API requests logged yet\. Call the API/, 'the empty state says how to fill it');
+
+    const listed = await c.api.get('/customers');
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const missing = await c.api.get('/customers/Customer:missing');
+    assert.equal(missing.status, 404, JSON.stringify(missing.body));
+    const keyed = await c.api.post('/customers', { customerType: 'NOPE' }, { 'idempotency-key': 'kit-log-key-1' });
+    assert.equal(keyed.status, 400, JSON.stringify(keyed.body));
+    assert.equal((await b.api.get('/quotes')).status, 200, 'another workspace calls the API too');
+
+    const all = rows((await gamma.get('/dashboard/sandbox/requests')).html);
+    assert.equal(all.length, 3, 'the three requests, and no other workspace');
+    const [newest, second, oldest] = all as [string, string, string];
+    assert.match(
+      newest,
+      /POST[\s\S]*<code>\/customers<\/code>[\s\S]*kit-log-key-1[\s\S]*INVALID_INPUT/,
+      'newest first',
+    );
+    assert.match(second, />404<[\s\S]*\/customers\/Customer:missing/, 'its status and path');
+    assert.ok(second.includes(`<code>${missing.body.code}</code>`), 'and the error code it answered');
+    assert.match(oldest, /<time datetime="[^"]+">[\s\S]*>200<[\s\S]*GET[\s\S]*\d+ ms/, 'time, status, latency');
+    assert.ok(oldest.includes(listed.headers.get('x-request-id') ?? 'none'), 'with its request id');
+    const betaLog = rows((await (await signedIn(server, b.sandbox)).get('/dashboard/sandbox/requests')).html);
+    assert.ok(
+      betaLog.some((r) => r.includes('<code>/quotes</code>')),
+      "beta's request is in beta's log",
+    );
+
+    const errors = rows((await gamma.get('/dashboard/sandbox/requests?status=4xx')).html);
+    assert.equal(errors.length, 2, 'the 4xx filter keeps the two refused requests');
+    const posts = rows((await gamma.get('/dashboard/sandbox/requests?method=POST&path=%2Fcustomers')).html);
+    assert.equal(posts.length, 1, 'method and path narrow it to the POST');
+    assert.match(posts[0] ?? '', /kit-log-key-1/, 'the POST is the one kept');
+    const none = await gamma.get('/dashboard/sandbox/requests?path=%2Fquotes');
+    assert.match(none.html, /No requests match these filters/, 'a filter matching nothing says so');
+    assert.equal((await gamma.get('/dashboard/sandbox/requests?status=3xx')).status, 400, 'an unknown class is a 400');
+
+    for (let i = 0; i < 50; i++) assert.equal((await c.api.get('/config')).status, 200, 'a request to page through');
+    const first = await gamma.get('/dashboard/sandbox/requests?status=2xx');
+    assert.equal(rows(first.html).length, 50, 'a page holds 50 requests');
+    const older = /href="([^"]+)" rel="next">Older/.exec(first.html)?.[1]?.replaceAll('&amp;', '&') ?? '';
+    assert.ok(older.includes('status=2xx&cursor='), 'an Older link keeps the filter');
+    const next = await gamma.get(older);
+    assert.equal(rows(next.html).length, 1, 'the oldest 2xx request is on the next page');
+    assert.match(rows(next.html)[0] ?? '', /<code>\/customers<\/code>/, 'and it is the first GET /customers');
+    assert.match(next.html, /« Newest/, 'with a way back to the newest');
+    assert.equal((await gamma.get('/dashboard/sandbox/requests?cursor=nonsense')).status, 400, 'a bad cursor is a 400');
+  });
+
+  it('adds a fault rule in the Faults tab: it fires, shows in the log, and stops once removed', async () => {
+    const c = await server.platform('kit-faults');
+    const gamma = await signedIn(server, c.sandbox);
+    const tab = await gamma.get('/dashboard/sandbox/faults');
+    assert.equal(tab.status, 200, tab.html.slice(0, 300));
+    assert.match(tab.html, /No fault rules/, 'none yet');
+    const added = await gamma.post('/dashboard/sandbox/faults', { route: '/customers', method: 'GET', answer: '503' });
+    assert.equal(added.status, 303, added.html.slice(0, 300));
+    const shown = await gamma.get('/dashboard/sandbox/faults');
+    const ruleId = addedRule(shown.html);
+    assert.match(rows(shown.html, 'fault')[0] ?? '', /\/customers[\s\S]*GET[\s\S]*503/, 'the rule is listed');
+
+    const faulted = await c.api.get('/customers');
+    assert.equal(faulted.status, 503, `the rule fires: ${JSON.stringify(faulted.body)}`);
+    assert.equal((await c.api.get('/config')).status, 200, 'on its route only');
+    const log = rows((await gamma.get('/dashboard/sandbox/requests?status=5xx')).html);
+    assert.equal(log.length, 1, 'the faulted request is logged');
+    assert.ok(log[0]?.includes(`<code>${ruleId}</code>`), 'with the id of the rule that fired');
+
+    await gamma.get('/dashboard/sandbox/faults');
+    const removed = await gamma.post(`/dashboard/sandbox/faults/${encodeURIComponent(ruleId)}/remove`, {});
+    assert.equal(removed.status, 303, removed.html.slice(0, 300));
+    assert.match((await gamma.get('/dashboard/sandbox/faults')).html, /class="flash ok"[^>]*>Removed fault rule/);
+    assert.equal(await ruleCount(c), 0, 'the rule is gone');
+    assert.equal((await c.api.get('/customers')).status, 200, 'and no longer fires');
+
+    for (const route of ['/a', '/b']) {
+      await gamma.get('/dashboard/sandbox/faults');
+      const res = await gamma.post('/dashboard/sandbox/faults', { route, answer: 'drop', times: '2', latencyMs: '5' });
+      assert.equal(res.status, 303, res.html.slice(0, 300));
+    }
+    assert.equal(await ruleCount(c), 2, 'two rules');
+    await gamma.get('/dashboard/sandbox/faults');
+    assert.equal((await gamma.post('/dashboard/sandbox/faults/clear', {})).status, 303, 'clear all');
+    assert.match((await gamma.get('/dashboard/sandbox/faults')).html, /Removed 2 fault rules/, 'a flash says so');
+    assert.equal(await ruleCount(c), 0, 'all gone');
+  });
+
+  it("refuses bad fault rules naming the field, forms without a CSRF token, and VIEW tokens' changes", async () => {
+    const c = await server.platform('kit-fault-input');
+    const gamma = await signedIn(server, c.sandbox);
+    const bad: Array<[Record<string, string>, RegExp]> = [
+      [{ route: 'customers', answer: '503' }, /route must start with \//],
+      [{ route: '/sandbox/faults', answer: '503' }, /never faulted/],
+      [{ route: '/customers', answer: '' }, /a rule needs an answer/],
+      [{ route: '/customers', answer: '503', probability: '2' }, /probability must be a number from 0 to 1/],
+      [{ route: '/customers', answer: '503', times: '0' }, /times must be from 1/],
+      [{ route: '/customers', answer: '299' }, /answer must be one of/],
+      [{ answer: '503' }, /route is required/],
+    ];
+    for (const [fields, message] of bad) {
+      await gamma.get('/dashboard/sandbox/faults');
+      const res = await gamma.post('/dashboard/sandbox/faults', fields);
+      assert.equal(res.status, 400, `${JSON.stringify(fields)} is refused`);
+      assert.match(res.html, message, `${JSON.stringify(fields)}: the page names the field`);
+    }
+    assert.equal(await ruleCount(c), 0, 'no rule was made');
+
+    const rule = await c.api.post('/sandbox/faults', { route: '/webhooks/test', answer: { status: 503 } });
+    assert.equal(rule.status, 201, JSON.stringify(rule.body));
+    const forms: Array<[string, Record<string, string>]> = [
+      ['/dashboard/sandbox/faults', { route: '/customers', answer: '503' }],
+      [`/dashboard/sandbox/faults/${encodeURIComponent(rule.body.id)}/remove`, {}],
+      ['/dashboard/sandbox/faults/clear', {}],
+    ];
+    const reader = await signedIn(server, await tokenWith(c, ['VIEW']));
+    const seen = await reader.get('/dashboard/sandbox/faults');
+    assert.ok(seen.html.includes(rule.body.id), 'a VIEW token sees the rules');
+    assert.ok(!seen.html.includes('Add rule') && !seen.html.includes('Remove'), 'but no forms');
+    for (const [path, fields] of forms) {
+      await gamma.get('/dashboard/sandbox/faults');
+      const refused = await gamma.post(path, fields, false);
+      assert.equal(refused.status, 403, `${path} without a token`);
+      assert.match(refused.html, /did not come from this dashboard/, `${path}: the page says why`);
+      assert.equal((await gamma.post(path, fields, 'forged')).status, 403, `${path} with a forged token`);
+      await reader.get('/dashboard/sandbox/requests');
+      const res = await reader.post(path, fields);
+      assert.equal(res.status, 403, `${path}: a VIEW token is refused`);
+      assert.match(res.html, /needs a token with the TRANSACT permission/, 'saying which permission');
+    }
+    assert.deepEqual(
+      (await c.api.get('/sandbox/faults')).body.data.map((r: { id: string }) => r.id),
+      [rule.body.id],
+      'the one rule is still there, and no other',
+    );
+  });
+
+  it('refuses the Request log and Faults tabs to a production session', async () => {
+    const production = await signedIn(server, a.production);
+    for (const path of ['/dashboard/sandbox/requests', '/dashboard/sandbox/faults']) {
+      const page = await production.get(path);
+      assert.equal(page.status, 403, `${path} is refused in production`);
+      assert.ok(!page.html.includes('Add rule') && !page.html.includes('class="request"'), `${path} shows none`);
+    }
+    await production.get('/dashboard');
+    const res = await production.post('/dashboard/sandbox/faults', { route: '/customers', answer: '503' });
+    assert.equal(res.status, 403, 'adding a rule is refused in production');
+    await production.get('/dashboard');
+    assert.equal((await production.post('/dashboard/sandbox/faults/clear', {})).status, 403, 'and clearing');
   });
 });

@@ -9,6 +9,8 @@ export const SANDBOX_TABS = [
   { id: 'overview', label: 'Clock and scenarios', href: '/dashboard/sandbox' },
   { id: 'triggers', label: 'Triggers', href: '/dashboard/sandbox/triggers' },
   { id: 'workspace', label: 'Reset and snapshots', href: '/dashboard/sandbox/workspace' },
+  { id: 'requests', label: 'Request log', href: '/dashboard/sandbox/requests' },
+  { id: 'faults', label: 'Faults', href: '/dashboard/sandbox/faults' },
 ] as const;
 
 export type SandboxTab = (typeof SANDBOX_TABS)[number]['id'];
