@@ -436,7 +436,8 @@ async function profileServer(label: string, env: Record<string, string>, profile
     console.log(
       `\n${label} under the profiler (slower than without): transfer-out ${r.transfers.toFixed(0)}/s, ` +
         `quote + execute ${r.flows.toFixed(0)}/s, webhooks delivered ${r.webhooks.toFixed(0)}/s ` +
-        `(${r.transferHooks.toFixed(0)}/s during transfer-outs), event → receiver p50 ${r.lagP50} ms, p99 ${r.lagP99} ms`,
+        `(${r.transferHooks.toFixed(0)}/s during transfer-outs), ` +
+        `event → receiver p50 ${r.lagP50} ms, p99 ${r.lagP99} ms`,
     );
   } finally {
     await server.stop();
