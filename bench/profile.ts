@@ -13,6 +13,8 @@
  *   PROFILE_SECONDS=10 PROFILE_KEEP=1 npm run bench:profile     # longer; keep the .cpuprofile files
  *   PROFILE_AB=old-tree,new-tree npm run bench:profile           # A/B: no profiler; servers from the two
  *                                                                # source trees, alternating, same database
+ *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:profile          # at most 200 requests a second instead of
+ *                                                                # as many as the server takes
  *
  * Every loop is bounded by time and count; it only talks to 127.0.0.1.
  */
@@ -37,6 +39,7 @@ const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const LIFECYCLES = 20;
 const KEEP = process.env.PROFILE_KEEP === '1';
+const RATE = Number(process.env.PROFILE_RATE ?? 0);
 
 // ---------------------------------------------------------------------------------------------------------
 // Counting statements
@@ -358,14 +361,22 @@ function summarize(label: string, file: string): void {
     console.log(`  ${((100 * us) / busy).toFixed(1).padStart(5)} %  ${key}  [${area}]`);
 }
 
+/**
+ * CONCURRENCY clients send `op` back to back for SECONDS, or, with PROFILE_RATE, at most that many a second
+ * in all (an offered load the server can keep up with: does delivery keep up with it too?).
+ */
 async function saturate(op: () => Promise<boolean>): Promise<{ perSecond: number; errors: number }> {
   let ok = 0;
   let errors = 0;
+  let issued = 0;
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < deadline && ok + errors < 200_000) {
+        const dueAt = RATE > 0 ? started + (issued++ * 1000) / RATE : 0;
+        if (dueAt > performance.now()) await new Promise((resolve) => setTimeout(resolve, dueAt - performance.now()));
+        if (performance.now() >= deadline) break;
         if (await op()) ok++;
         else errors++;
       }

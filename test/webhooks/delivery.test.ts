@@ -78,16 +78,16 @@ describe('webhook delivery', () => {
     });
     const b2 = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'B', { id: 'B', status: 'COMPLETED' });
     await drain(p);
-    assert.deepEqual(
-      r.received.map((x) => x.body.id),
-      [a1, b1, b2],
-      'A2 waits behind the failed A1; B is not held up',
-    );
+    // Different objects' deliveries run side by side, so only each object's own order is promised.
+    const of = (object: string) => r.received.filter((x) => x.body.transaction?.id === object).map((x) => x.body.id);
+    assert.deepEqual(of('A'), [a1], 'A2 waits behind the failed A1');
+    assert.deepEqual(of('B'), [b1, b2], 'B is not held up, and in order');
     await advance(p, 5);
     await advance(p, 1);
+    assert.deepEqual(of('A'), [a1, a1, a2], 'A1 again, then A2');
     assert.deepEqual(
-      r.received.map((x) => x.body.id),
-      [a1, b1, b2, a1, a2],
+      r.received.slice(3).map((x) => x.body.id),
+      [a1, a2],
     );
     const a2event = await event(p, a2);
     assert.equal(a2event.deliveryState, 'DELIVERED');
