@@ -13,6 +13,8 @@
  *   PROFILE_SECONDS=10 PROFILE_KEEP=1 npm run bench:profile     # longer; keep the .cpuprofile files
  *   PROFILE_AB=old-tree,new-tree npm run bench:profile           # A/B: no profiler; servers from the two
  *                                                                # source trees, alternating, same database
+ *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:profile          # at most 200 requests a second instead of
+ *                                                                # as many as the server takes
  *
  * Every loop is bounded by time and count; it only talks to 127.0.0.1.
  */
@@ -26,6 +28,7 @@ import pg from 'pg';
 import SqliteDatabase from 'better-sqlite3';
 import { loadConfig } from '../src/config.ts';
 import { createApp, openServices } from '../src/app.ts';
+import { openStore } from '../src/store/db.ts';
 import { createPlatform } from '../src/services/platforms.ts';
 import type { Services } from '../src/services/index.ts';
 import type { Scope } from '../src/context.ts';
@@ -36,6 +39,7 @@ const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const LIFECYCLES = 20;
 const KEEP = process.env.PROFILE_KEEP === '1';
+const RATE = Number(process.env.PROFILE_RATE ?? 0);
 
 // ---------------------------------------------------------------------------------------------------------
 // Counting statements
@@ -170,20 +174,43 @@ async function quoteAndExecute(baseUrl: string, f: Fixture, counted?: (p: Phase)
   return call(baseUrl, f.auth, 'POST', `/quotes/${quote.json.id}/execute`);
 }
 
-/** A webhook receiver that answers 200 to everything, as fast as it can. */
-async function startSink(): Promise<{ url: string; server: Server; received: () => number }> {
+interface Sink {
+  url: string;
+  server: Server;
+  received: () => number;
+  /** Milliseconds from each event's creation to its arrival here, in order of arrival. */
+  lagsMs: number[];
+}
+
+/** The creation time of an event (its id is `Webhook:<UUIDv7>`, whose first 48 bits are Unix milliseconds). */
+function createdAtMs(eventId: string): number | undefined {
+  const hex = /^Webhook:([0-9a-f]{8})-([0-9a-f]{4})-7/.exec(eventId);
+  return hex ? Number.parseInt(`${hex[1]}${hex[2]}`, 16) : undefined;
+}
+
+/** A webhook receiver that answers 200 to everything, as fast as it can, noting how late each event came. */
+async function startSink(): Promise<Sink> {
   let received = 0;
+  const lagsMs: number[] = [];
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       received++;
+      const created = createdAtMs(String(req.headers['webhook-id']));
+      if (created !== undefined && lagsMs.length < 1_000_000) lagsMs.push(Date.now() - created);
       res.end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}/hooks`, server, received: () => received };
+  return { url: `http://127.0.0.1:${port}/hooks`, server, received: () => received, lagsMs };
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -334,14 +361,22 @@ function summarize(label: string, file: string): void {
     console.log(`  ${((100 * us) / busy).toFixed(1).padStart(5)} %  ${key}  [${area}]`);
 }
 
+/**
+ * CONCURRENCY clients send `op` back to back for SECONDS, or, with PROFILE_RATE, at most that many a second
+ * in all (an offered load the server can keep up with: does delivery keep up with it too?).
+ */
 async function saturate(op: () => Promise<boolean>): Promise<{ perSecond: number; errors: number }> {
   let ok = 0;
   let errors = 0;
+  let issued = 0;
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < deadline && ok + errors < 200_000) {
+        const dueAt = RATE > 0 ? started + (issued++ * 1000) / RATE : 0;
+        if (dueAt > performance.now()) await new Promise((resolve) => setTimeout(resolve, dueAt - performance.now()));
+        if (performance.now() >= deadline) break;
         if (await op()) ok++;
         else errors++;
       }
@@ -353,20 +388,40 @@ async function saturate(op: () => Promise<boolean>): Promise<{ perSecond: number
 interface LoadResult {
   transfers: number;
   flows: number;
+  /** Events delivered per second over both phases. */
   webhooks: number;
+  /** Events delivered per second while transfer-outs ran (each queues three: PENDING, PROCESSING, COMPLETED). */
+  transferHooks: number;
+  /** Event creation → arrival at the receiver, over both phases: median and 99th percentile (ms). */
+  lagP50: number;
+  lagP99: number;
 }
 
 /** Warms up, then saturates the server with transfer-outs, then with quote + execute flows. */
-async function load(baseUrl: string, payers: Fixture[], sink: { received: () => number }): Promise<LoadResult> {
+async function load(baseUrl: string, payers: Fixture[], sink: Sink): Promise<LoadResult> {
   let next = 0;
   const payer = () => payers[next++ % payers.length]!;
   await saturate(async () => (await transferOut(baseUrl, payer())).status === 201);
   const before = sink.received();
+  const firstLag = sink.lagsMs.length;
   const started = performance.now();
   const transfers = await saturate(async () => (await transferOut(baseUrl, payer())).status === 201);
+  const transferHooks = (sink.received() - before) / ((performance.now() - started) / 1000);
   const flows = await saturate(async () => (await quoteAndExecute(baseUrl, payer())).status === 200);
   const webhooks = (sink.received() - before) / ((performance.now() - started) / 1000);
-  return { transfers: transfers.perSecond, flows: flows.perSecond, webhooks };
+  const lags = sink.lagsMs.slice(firstLag);
+  const [lagP50, lagP99] = [percentile(lags, 50), percentile(lags, 99)];
+  return { transfers: transfers.perSecond, flows: flows.perSecond, webhooks, transferHooks, lagP50, lagP99 };
+}
+
+/** Drops the jobs a stopped server left queued, so the next server of an A/B starts with no backlog. */
+async function clearQueue(env: Record<string, string>): Promise<void> {
+  const store = openStore({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL });
+  try {
+    await store.db.updateTable('jobs').set({ status: 'done' }).where('status', 'in', ['pending', 'running']).execute();
+  } finally {
+    await store.close();
+  }
 }
 
 async function fixtures(label: string, env: Record<string, string>, sinkUrl: string): Promise<Fixture[]> {
@@ -391,7 +446,9 @@ async function profileServer(label: string, env: Record<string, string>, profile
     const r = await load(server.baseUrl, payers, sink);
     console.log(
       `\n${label} under the profiler (slower than without): transfer-out ${r.transfers.toFixed(0)}/s, ` +
-        `quote + execute ${r.flows.toFixed(0)}/s, webhooks delivered ${r.webhooks.toFixed(0)}/s`,
+        `quote + execute ${r.flows.toFixed(0)}/s, webhooks delivered ${r.webhooks.toFixed(0)}/s ` +
+        `(${r.transferHooks.toFixed(0)}/s during transfer-outs), ` +
+        `event → receiver p50 ${r.lagP50} ms, p99 ${r.lagP99} ms`,
     );
   } finally {
     await server.stop();
@@ -421,6 +478,7 @@ async function abServers(label: string, env: Record<string, string>, trees: stri
           results.get(tree)!.push(await load(server.baseUrl, payers, sink));
         } finally {
           await server.stop();
+          await clearQueue(env);
         }
       }
     }
@@ -431,7 +489,7 @@ async function abServers(label: string, env: Record<string, string>, trees: stri
   console.log(`\n${label} A/B, ${rounds} alternating rounds (per second; webhooks with a receiver on)`);
   const base = results.get(trees[0]!)!;
   for (const [tree, rs] of results) {
-    const cells = (['transfers', 'flows', 'webhooks'] as const).map(
+    const cells = (['transfers', 'flows', 'webhooks', 'transferHooks', 'lagP50', 'lagP99'] as const).map(
       (k) => `${k} ${rs.map((r) => r[k].toFixed(0)).join('/')} (x${(mean(rs, k) / mean(base, k)).toFixed(2)})`,
     );
     console.log(`  ${tree}: ${cells.join('  ')}`);

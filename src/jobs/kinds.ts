@@ -10,6 +10,8 @@ import type { RefundReason } from '../domain/transactions.ts';
  */
 export interface DeliverPayload {
   eventId: string;
+  /** The event's object: the worker runs one object's deliveries one after another. Absent in older jobs. */
+  objectId?: string;
   run: number;
   attempt: number;
   since?: number;

@@ -44,6 +44,8 @@ export interface ClaimFilter {
   id?: string;
   platformId?: string;
   environment?: string;
+  /** Only these kinds (the worker while its outside lane is full claims database-only jobs alone). */
+  kinds?: readonly string[];
 }
 
 /**
@@ -75,6 +77,7 @@ export async function claimJobs(
     if (filter.id) due = due.where('id', '=', filter.id);
     if (filter.platformId) due = due.where('platform_id', '=', filter.platformId);
     if (filter.environment) due = due.where('environment', '=', filter.environment as 'sandbox');
+    if (filter.kinds) due = due.where('kind', 'in', filter.kinds.length > 0 ? [...filter.kinds] : ['']);
     if (store.engine === 'postgres') due = due.forUpdate().skipLocked();
     const ids = (await due.execute()).map((r) => r.id);
     if (ids.length === 0) return [];
@@ -157,8 +160,8 @@ export async function failJob(
 /**
  * Extends a claimed job's lease, only if the lease is still the one this process holds (a job whose
  * lease ran out may already be claimed by another process, with a new lease_until). Returns false
- * when the job is no longer ours. A worker runs its claimed batch one job at a time, so a handler about
- * to do slow, non-repeatable work (a webhook POST) renews first rather than trusting the claim's lease.
+ * when the job is no longer ours. A claimed outside job may wait its turn in the worker's lane, so a handler
+ * about to do slow, non-repeatable work (a webhook POST) renews first rather than trusting the claim's lease.
  */
 export async function renewLease(store: Store, job: Job, realNowMs: number, leaseMs: number): Promise<boolean> {
   if (job.lease_until === null) return false;

@@ -3,6 +3,7 @@ import { detached, type Store, type Tx } from '../store/db.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 import type { Scope } from '../context.ts';
 import type { FinishedHere, JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
+import { OutsideLane } from './outside-lane.ts';
 import { claimJobs, completeJob, deferJob, failJob, type ClaimFilter, type Job } from './queue.ts';
 
 /**
@@ -25,7 +26,7 @@ export type TransactionalJobHandler<K extends JobKind> = (
 ) => Promise<void | RunAgainAt>;
 
 type Registered =
-  | { inTransaction: false; run: JobHandler<JobKind> }
+  | { inTransaction: false; run: JobHandler<JobKind>; orderKey?: (payload: JobPayloads[JobKind]) => string }
   | { inTransaction: true; run: TransactionalJobHandler<JobKind> };
 
 export interface WorkerOptions {
@@ -33,6 +34,9 @@ export interface WorkerOptions {
   leaseMs: number;
   batchSize: number;
   maxAttempts: number;
+  /** Outside jobs (webhook POSTs) running at once in this process, and at once for one platform environment. */
+  outsideLimit?: number;
+  outsidePerScope?: number;
   /** Loads a scope with its sandbox clock offset, for handlers that stamp times. */
   scopeOf(platformId: string, environment: string): Promise<Scope>;
 }
@@ -66,6 +70,9 @@ export class JobWorker {
   private outagePasses = 0;
   /** Jobs this process claimed whose outcome the database went away before it could be written. */
   private readonly stranded: Job[] = [];
+  private readonly outsideLane: OutsideLane;
+  /** The last background pass left outside jobs unclaimed because the lane was full. */
+  private outsideHeldBack = false;
 
   constructor(
     private readonly store: Store,
@@ -73,11 +80,20 @@ export class JobWorker {
     private readonly log: Logger,
     private readonly options: WorkerOptions,
     private readonly counter?: JobCounter,
-  ) {}
+  ) {
+    const limit = options.outsideLimit ?? 32;
+    const perScope = options.outsidePerScope ?? Math.max(1, limit / 2);
+    this.outsideLane = new OutsideLane(limit, perScope, () => this.laneHasRoom());
+  }
 
-  /** A handler that talks to the outside world (webhook delivery): it runs outside any transaction. */
-  register<K extends JobKind>(kind: K, handler: JobHandler<K>): void {
-    this.add(kind, { inTransaction: false, run: handler as JobHandler<JobKind> });
+  /**
+   * A handler that talks to the outside world (webhook delivery): it runs outside any transaction, side by
+   * side with others (see OutsideLane). Jobs of one kind whose payloads give the same `orderKey` (in one
+   * platform environment) run one after another, in the order they fell due.
+   */
+  register<K extends JobKind>(kind: K, handler: JobHandler<K>, orderKey?: (payload: JobPayloads[K]) => string): void {
+    const key = orderKey as ((payload: JobPayloads[JobKind]) => string) | undefined;
+    this.add(kind, { inTransaction: false, run: handler as JobHandler<JobKind>, ...(key ? { orderKey: key } : {}) });
   }
 
   /**
@@ -123,6 +139,14 @@ export class JobWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.current.catch(() => undefined);
+    await this.outsideLane.idle();
+  }
+
+  /** A lane slot came free: if outside jobs were left unclaimed for want of one, claim them now. */
+  private laneHasRoom(): void {
+    if (!this.outsideHeldBack || !this.outsideLane.hasRoom()) return;
+    this.outsideHeldBack = false;
+    this.kick();
   }
 
   /** Asks for a pass soon (after a transaction queued work that is due now). */
@@ -137,7 +161,14 @@ export class JobWorker {
   async drain(filter: ClaimFilter = {}, maxRounds = 50): Promise<number> {
     let total = 0;
     for (let round = 0; round < maxRounds; round++) {
-      const ran = await this.runOnce(filter);
+      const ran = await this.runOnce(filter, true);
+      // Outside jobs of these scopes that a background pass claimed before us finish first too.
+      const { platformId, environment } = filter;
+      await this.outsideLane.idle(
+        (scopeKey) =>
+          (platformId === undefined || scopeKey.startsWith(`${platformId}/`)) &&
+          (environment === undefined || scopeKey.endsWith(`/${environment}`)),
+      );
       total += ran;
       if (ran === 0) break;
     }
@@ -149,7 +180,7 @@ export class JobWorker {
    * process runs it too). Returns false when it was not run here: already claimed, done, or not due.
    */
   async runNow(jobId: string): Promise<boolean> {
-    return (await this.runOnce({ id: jobId })) > 0;
+    return (await this.runOnce({ id: jobId }, true)) > 0;
   }
 
   private schedule(delayMs: number): void {
@@ -199,8 +230,17 @@ export class JobWorker {
     }
   }
 
-  private async runOnce(filter: ClaimFilter): Promise<number> {
-    const jobs = await claimJobs(this.store, this.clock.nowMs(), this.options.leaseMs, this.options.batchSize, filter);
+  /**
+   * Claims a batch and runs it. Database-only jobs run side by side and the pass waits for them; outside
+   * jobs go to the outside lane, and the pass waits for them only when `awaitOutside` (drain, runNow).
+   * While the lane is full, the background pass claims database-only jobs alone.
+   */
+  private async runOnce(filter: ClaimFilter, awaitOutside = false): Promise<number> {
+    const holdBack = !awaitOutside && !this.outsideLane.hasRoom();
+    if (holdBack) this.outsideHeldBack = true;
+    const claimFilter = holdBack ? { ...filter, kinds: this.kindsInTx() } : filter;
+    const { leaseMs, batchSize } = this.options;
+    const jobs = await claimJobs(this.store, this.clock.nowMs(), leaseMs, batchSize, claimFilter);
     // One scope lookup per platform environment in the batch, not one per job.
     const scopes = new Map<string, Promise<Scope>>();
     const scopeOf = (job: Job) => {
@@ -208,24 +248,48 @@ export class JobWorker {
       if (!scopes.has(key)) scopes.set(key, this.options.scopeOf(job.platform_id, job.environment));
       return scopes.get(key)!;
     };
-    // Database-only jobs run side by side (over the PostgreSQL pool, or into shared SQLite group commits);
-    // jobs that talk to the outside world (webhook deliveries) run one by one, in the order they fell due,
-    // so one object's events leave in order.
+    // Database-only jobs run side by side (over the PostgreSQL pool, or into shared SQLite group commits).
     const inTransaction = jobs.filter((job) => this.handlers.get(job.kind)?.inTransaction);
-    const outside = jobs.filter((job) => !this.handlers.get(job.kind)?.inTransaction);
     const lost: unknown[] = [];
     const run = async (job: Job) => {
       const outage = await this.runJob(job, scopeOf(job));
       if (outage) lost.push(outage);
     };
-    await Promise.all([
-      ...inTransaction.map(run),
-      (async () => {
-        for (const job of outside) await run(job);
-      })(),
-    ]);
+    // Claimed in the order they fell due, so each order key's jobs enter the lane in that order.
+    const outside = jobs
+      .filter((job) => !this.handlers.get(job.kind)?.inTransaction)
+      .map((job) => this.outsideLane.add(this.laneJob(job, () => scopeOf(job))));
+    await Promise.all([...inTransaction.map(run), ...(awaitOutside ? outside : [])]);
+    // The database went away under the pass: tick() logs it once and backs off; the jobs were stranded.
     if (lost.length > 0) throw lost[0];
     return jobs.length;
+  }
+
+  private kindsInTx(): string[] {
+    return [...this.handlers].filter(([, handler]) => handler.inTransaction).map(([kind]) => kind);
+  }
+
+  /** An outside job as the lane runs it: its order key from its payload, its scope's share of the lane. */
+  private laneJob(job: Job, scopeOf: () => Promise<Scope>) {
+    const handler = this.handlers.get(job.kind);
+    const scopeKey = `${job.platform_id}/${job.environment}`;
+    let key = job.id;
+    if (handler && !handler.inTransaction && handler.orderKey) {
+      // A payload that does not decode gets its own key here; runJob records its failure.
+      try {
+        key = `${job.kind}/${handler.orderKey(JSON.parse(job.payload) as JobPayloads[JobKind])}`;
+      } catch {}
+    }
+    const run = async () => {
+      try {
+        // An outage strands the job (put back once the database returns): nothing for the lane to do.
+        await this.runJob(job, scopeOf());
+      } catch (err) {
+        // Its failure could not be recorded: the job runs again once its lease runs out.
+        this.log.error({ err, jobId: job.id, kind: job.kind }, 'job failed unrecorded; it runs again after its lease');
+      }
+    };
+    return { orderKey: `${scopeKey}/${key}`, scopeKey, run };
   }
 
   /** Runs one claimed job; answers the error when the database went away before the job's outcome was written. */

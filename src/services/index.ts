@@ -46,7 +46,11 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
       pollMs: ctx.config.jobPollMs,
       // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
       leaseMs: 60_000,
-      batchSize: 20,
+      // A loaded server's event loop lags by tens of milliseconds, so a delivery takes a few hundred: only
+      // many side by side keep up with the events a busy platform makes (docs/performance.md).
+      batchSize: 100,
+      outsideLimit: 256,
+      outsidePerScope: 128,
       maxAttempts: 10,
       scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
     },

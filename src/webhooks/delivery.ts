@@ -272,7 +272,8 @@ async function deliver(
     });
     return undefined;
   }
-  // The claim's lease may have run low while earlier jobs of the batch ran; if another process has
+  // The claim's lease may have run low while the job waited its turn in the worker's outside lane (behind
+  // its object's earlier events, or a full lane); if another process has
   // taken the job since, it makes this attempt and we must not. A lease that still covers the POST
   // and its record needs no renewing: no other process can claim the job before it runs out.
   const leaseMs = ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS;
@@ -328,7 +329,13 @@ async function recordAttempt(deps: WebhookDeps, trx: Tx, attempt: AttemptRecord)
     })
     .execute();
   if (step.kind === 'RETRY') {
-    const next = { eventId: event.id, run: payload.run, attempt: payload.attempt + 1, since: attempt.since };
+    const next = {
+      eventId: event.id,
+      objectId: event.object_id,
+      run: payload.run,
+      attempt: payload.attempt + 1,
+      since: attempt.since,
+    };
     await enqueueDelivery(trx, scope, next, realNow(), step.inMs);
     return;
   }
@@ -433,7 +440,8 @@ async function redeliverEvent(deps: WebhookDeps, scope: Scope, eventId: string):
       .executeTakeFirst();
     if (updated.numUpdatedRows !== 1n)
       throw new AppError('CONFLICT', `Webhook event ${eventId} is being redelivered by another request`);
-    await enqueueDelivery(trx, scope, { eventId: row.id, run: Number(run), attempt: 1 }, realNow());
+    const first = { eventId: row.id, objectId: row.object_id, run: Number(run), attempt: 1 };
+    await enqueueDelivery(trx, scope, first, realNow());
     return toEvent({ ...row, delivery_state: 'PENDING', delivery_run: run, delivery_updated_at: now });
   });
   worker.kick();
@@ -521,7 +529,9 @@ export function makeWebhookService(
     random,
     worker,
   };
-  worker.register('webhook.deliver', (payload, job, scope) => deliver(deps, payload, job, scope));
+  // One object's deliveries run one after another (its events leave in order); other objects' side by side.
+  const orderKey = (payload: DeliverPayload) => payload.objectId ?? payload.eventId;
+  worker.register('webhook.deliver', (payload, job, scope) => deliver(deps, payload, job, scope), orderKey);
   return {
     onAnswer: (eventType, handler) => registerAnswerHandler(deps, eventType, handler),
     publicKeys: (scope) => publicKeysOf(deps, scope),

@@ -50,7 +50,7 @@ export async function recordEventForDelivery(
   const jobId = await enqueueDelivery(
     trx,
     scope,
-    { eventId: id, run: 1, attempt: 1 },
+    { eventId: id, objectId: event.objectId, run: 1, attempt: 1 },
     nowMs - (scope.clockOffsetMs ?? 0),
   );
   return { eventId: id, jobId };

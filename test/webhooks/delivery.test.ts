@@ -14,8 +14,10 @@ import { waitFor } from '../helpers/wait.ts';
 
 // Jitter fixed at one half: each retry waits exactly half its cap (5 s, 10 s, 20 s, 40 s, ...).
 const HALF = () => 0.5;
-// Only drain() and the sandbox clock run jobs here, so every attempt happens exactly when a test says.
-const ENV = { JOB_POLL_MS: '60000', WEBHOOK_TIMEOUT_MS: '300' };
+// Only drain() and the sandbox clock run jobs here, so every attempt happens exactly when a test says. The
+// time-out is long enough that a receiver answering at once never misses it on a loaded machine (300 ms did:
+// an extra failed attempt, then a retry the test did not expect), and short enough to wait for a hung one.
+const ENV = { JOB_POLL_MS: '60000', WEBHOOK_TIMEOUT_MS: '1000' };
 
 describe('webhook delivery', () => {
   let server: TestServer;
@@ -76,16 +78,16 @@ describe('webhook delivery', () => {
     });
     const b2 = await record(server, p.platformId, 'OUTGOING_PAYMENT.COMPLETED', 'B', { id: 'B', status: 'COMPLETED' });
     await drain(p);
-    assert.deepEqual(
-      r.received.map((x) => x.body.id),
-      [a1, b1, b2],
-      'A2 waits behind the failed A1; B is not held up',
-    );
+    // Different objects' deliveries run side by side, so only each object's own order is promised.
+    const of = (object: string) => r.received.filter((x) => x.body.transaction?.id === object).map((x) => x.body.id);
+    assert.deepEqual(of('A'), [a1], 'A2 waits behind the failed A1');
+    assert.deepEqual(of('B'), [b1, b2], 'B is not held up, and in order');
     await advance(p, 5);
     await advance(p, 1);
+    assert.deepEqual(of('A'), [a1, a1, a2], 'A1 again, then A2');
     assert.deepEqual(
-      r.received.map((x) => x.body.id),
-      [a1, b1, b2, a1, a2],
+      r.received.slice(3).map((x) => x.body.id),
+      [a1, a2],
     );
     const a2event = await event(p, a2);
     assert.equal(a2event.deliveryState, 'DELIVERED');
@@ -214,13 +216,12 @@ describe('webhook delivery', () => {
     await q.api.patch('/config', { webhookEndpoint: slow.url });
     await drain(q); // the TEST to the slow endpoint times out
     const late = await record(server, q.platformId, 'OUTGOING_PAYMENT.PENDING', 'Transaction:slow', {});
-    const started = Date.now();
+    // The attempt's own record says the time-out ended it (a wall-clock bound here would be a flake).
     await drain(q);
-    assert.ok(Date.now() - started < 3000, 'the timeout bounds the attempt');
     const timedOut = (await event(q, late)).attempts[0];
     assert.equal(timedOut.responseStatus, null);
-    assert.match(timedOut.error, /timed out after 300 ms/);
-    assert.ok(timedOut.latencyMs >= 250, 'timedOut.latencyMs >= 250');
+    assert.match(timedOut.error, /timed out after 1000 ms/);
+    assert.ok(timedOut.latencyMs >= 950, 'timedOut.latencyMs >= 950');
 
     const chatty = await receiver(answer(500, 'é'.repeat(3000)));
     const c = await platformFor(chatty);

@@ -11,8 +11,10 @@ describe('delivery log, redelivery and the test webhook', () => {
   const closeLater: Receiver[] = [];
   before(async () => {
     // Retries wait the longest jitter (about 10 s of wall time) so that none fires on its own while a
-    // slow machine runs a test; the tests move the sandbox clock when they want one.
-    server = await startServer({ JOB_POLL_MS: '60000', WEBHOOK_TIMEOUT_MS: '300' }, { random: () => 0.999 });
+    // slow machine runs a test; the tests move the sandbox clock when they want one. A POST to a receiver that
+    // answers at once must not time out on a loaded machine (with 300 ms some did, and their events stayed
+    // PENDING for a retry): only the hung receiver of the last test waits this long.
+    server = await startServer({ JOB_POLL_MS: '60000', WEBHOOK_TIMEOUT_MS: '2000' }, { random: () => 0.999 });
     p = await server.platform();
     r = await startReceiver();
     closeLater.push(r);
