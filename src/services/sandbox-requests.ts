@@ -30,12 +30,9 @@ const MAX_BUFFERED = 20_000;
 /** A batch that fails this often in a row is dropped: one the database can never take must not block the rest. */
 const MAX_ATTEMPTS = 3;
 
-/** One request as the process saw it; the hook in http/sandbox-requests.ts fills it. */
-export interface RequestLogEntry {
+/** What the log says of a request, however it is kept. */
+interface RequestFacts {
   id: string;
-  platformId: string;
-  environment: Scope['environment'];
-  arrivedAtMs: number;
   method: string;
   path: string;
   /** Null when a fault rule dropped the connection. */
@@ -45,23 +42,21 @@ export interface RequestLogEntry {
   idempotencyKey: string | null;
   errorCode: string | null;
   faultId: string | null;
+}
+
+/** One request as the process saw it; the hook in http/sandbox-requests.ts fills it. */
+export interface RequestLogEntry extends RequestFacts {
+  platformId: string;
+  environment: Scope['environment'];
+  arrivedAtMs: number;
   /** Redacted JSON text, or null (bodies not kept, or none sent). */
   requestBody: string | null;
   responseBody: string | null;
 }
 
 /** An entry as GET /sandbox/requests shows it. */
-export interface LoggedRequest {
-  id: string;
+export interface LoggedRequest extends RequestFacts {
   time: string;
-  method: string;
-  path: string;
-  status: number | null;
-  latencyMs: number;
-  requestId: string;
-  idempotencyKey: string | null;
-  errorCode: string | null;
-  faultId: string | null;
   requestBody?: unknown;
   responseBody?: unknown;
 }

@@ -167,3 +167,17 @@ export async function startServer(
     },
   };
 }
+
+/** Whether a PostgreSQL server (or a pooler in front of one) answers a query at `url` now. */
+export async function accepting(url: string): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: url });
+  try {
+    await probe.connect();
+    await probe.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+}

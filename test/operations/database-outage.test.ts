@@ -15,7 +15,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { client, createTestDatabase, engine, type Client, type TestPlatform } from '../helpers/harness.ts';
+import { accepting, client, createTestDatabase, engine, type Client, type TestPlatform } from '../helpers/harness.ts';
 import {
   freePort,
   runCliOk,
@@ -404,16 +404,3 @@ describe('through a restart of its PostgreSQL server', {
     });
   });
 });
-
-async function accepting(url: string): Promise<boolean> {
-  const probe = new pg.Client({ connectionString: url });
-  try {
-    await probe.connect();
-    await probe.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await probe.end().catch(() => undefined);
-  }
-}

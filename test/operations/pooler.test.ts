@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
+import { accepting, client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
 import { freePort, runCliOk, spawnDaemon, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
 
 const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
@@ -60,18 +59,7 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     bouncer = await spawnDaemon(
       PGBOUNCER!,
       [...asUser, join(folder, 'pgbouncer.ini')],
-      async () => {
-        const probe = new pg.Client({ connectionString: pooled.toString() });
-        try {
-          await probe.connect();
-          await probe.query('select 1');
-          return true;
-        } catch {
-          return false;
-        } finally {
-          await probe.end().catch(() => undefined);
-        }
-      },
+      () => accepting(pooled.toString()),
       `pgbouncer on port ${port}`,
     );
     env = { ...database.env, DATABASE_URL: pooled.toString(), DATABASE_PREPARED_STATEMENTS: 'false' };
