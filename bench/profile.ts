@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import SqliteDatabase from 'better-sqlite3';
 import { loadConfig } from '../src/config.ts';
 import { createApp, openServices } from '../src/app.ts';
 import { openStore } from '../src/store/db.ts';
@@ -34,6 +33,7 @@ import type { Services } from '../src/services/index.ts';
 import type { Scope } from '../src/context.ts';
 import { BUILD } from '../test/external-accounts/fixtures.ts';
 import { spawnServer } from '../test/helpers/processes.ts';
+import { onStatement } from '../test/helpers/statements.ts';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -70,25 +70,6 @@ function countStatement(text: string): void {
   if (!byVerb) counts.set(phase, (byVerb = new Map()));
   const verb = verbOf(text);
   byVerb.set(verb, (byVerb.get(verb) ?? 0) + 1);
-}
-
-/** Counts every statement both drivers send, from the prototypes the store's connections use. */
-function installCounters(): void {
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-    countStatement(typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''));
-    return Reflect.apply(query, this, [config, ...rest]);
-  } as typeof query;
-  const probe = new SqliteDatabase(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown>;
-  probe.close();
-  for (const method of ['run', 'all', 'get', 'iterate']) {
-    const original = proto[method] as (...args: unknown[]) => unknown;
-    proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      countStatement(this.source);
-      return Reflect.apply(original, this, args);
-    };
-  }
 }
 
 interface Fixture {
@@ -527,7 +508,7 @@ async function main(): Promise<void> {
   try {
     const ab = process.env.PROFILE_AB?.split(',');
     if (ab) return await engines(dataDir, secret, (l, e) => abServers(l, e, ab));
-    installCounters();
+    onStatement(countStatement);
     if (process.env.PROFILE_ONLY !== 'cpu') await engines(dataDir, secret, countPhases);
     if (process.env.PROFILE_ONLY !== 'count') await engines(dataDir, secret, (l, e) => profileServer(l, e, dataDir));
   } finally {

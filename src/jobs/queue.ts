@@ -1,5 +1,6 @@
 import { newId } from '../domain/ids.ts';
 import type { Db, Store, Tx } from '../store/db.ts';
+import { deferInsert } from '../store/deferred-inserts.ts';
 import type { JobsTable } from '../store/schema.ts';
 import type { Scope } from '../context.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
@@ -19,23 +20,20 @@ export async function enqueueJob<K extends JobKind>(
   delayMs = 0,
 ): Promise<string> {
   const id = newId('Job');
-  await trx
-    .insertInto('jobs')
-    .values({
-      id,
-      platform_id: scope.platformId,
-      environment: scope.environment,
-      kind,
-      payload: JSON.stringify(payload),
-      status: 'pending',
-      run_at: BigInt(realNowMs + delayMs),
-      lease_until: null,
-      attempts: 0n,
-      last_error: null,
-      created_at: BigInt(realNowMs),
-      updated_at: BigInt(realNowMs),
-    })
-    .execute();
+  await deferInsert(trx, 'jobs', {
+    id,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    kind,
+    payload: JSON.stringify(payload),
+    status: 'pending',
+    run_at: BigInt(realNowMs + delayMs),
+    lease_until: null,
+    attempts: 0n,
+    last_error: null,
+    created_at: BigInt(realNowMs),
+    updated_at: BigInt(realNowMs),
+  });
   return id;
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { isPostgres, type Tx } from '../store/db.ts';
+import type { Tx } from '../store/db.ts';
+import { isPostgres } from '../store/dialect.ts';
 import type { Scope } from '../context.ts';
 import { tracksBalance } from './accounts.ts';
 

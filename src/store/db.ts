@@ -8,7 +8,6 @@ import {
   CompiledQuery,
   Kysely,
   Migrator,
-  PostgresAdapter,
   PostgresDialect,
   SqliteAdapter,
   SqliteDialect,
@@ -21,6 +20,7 @@ import {
 } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
+import { withDeferredInserts } from './deferred-inserts.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -374,7 +374,8 @@ function makeStore(db: Db, engine: Engine, tx: Store['tx'] = retrying(db, engine
     engine,
     tx: (fn) => {
       const outer = joinable();
-      return outer ? joinAmbient(outer, fn) : tx(fn);
+      const work = (trx: Tx) => withDeferredInserts(trx, fn);
+      return outer ? joinAmbient(outer, work) : tx(work);
     },
     async ping() {
       await sql`select 1`.execute(db);
@@ -393,14 +394,6 @@ export async function migrate(store: Store): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-/**
- * True when `db` talks to PostgreSQL: code on the busiest paths writes several tables in one statement
- * there (data-modifying WITH), saving round trips that SQLite, in-process, does not pay.
- */
-export function isPostgres(db: Db | Tx): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** True when a database error is a unique-constraint violation, on either engine. */

@@ -2,6 +2,7 @@ import { newId } from '../domain/ids.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { DeliverPayload } from '../jobs/kinds.ts';
 import type { Tx } from '../store/db.ts';
+import { deferInsert } from '../store/deferred-inserts.ts';
 import type { Scope } from '../context.ts';
 
 export interface EventInput {
@@ -58,20 +59,17 @@ export async function recordEventForDelivery(
 
 async function insertEvent(trx: Tx, scope: Scope, event: EventInput, nowMs: number, deliver: boolean): Promise<string> {
   const id = newId('Webhook');
-  await trx
-    .insertInto('events')
-    .values({
-      id,
-      platform_id: scope.platformId,
-      environment: scope.environment,
-      type: event.type,
-      object_id: event.objectId,
-      data: JSON.stringify(event.data),
-      created_at: BigInt(nowMs),
-      delivery_state: deliver ? 'PENDING' : 'NO_ENDPOINT',
-      delivery_run: 1n,
-      delivery_updated_at: deliver ? null : BigInt(nowMs),
-    })
-    .execute();
+  await deferInsert(trx, 'events', {
+    id,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    type: event.type,
+    object_id: event.objectId,
+    data: JSON.stringify(event.data),
+    created_at: BigInt(nowMs),
+    delivery_state: deliver ? 'PENDING' : 'NO_ENDPOINT',
+    delivery_run: 1n,
+    delivery_updated_at: deliver ? null : BigInt(nowMs),
+  });
   return id;
 }

@@ -44,40 +44,51 @@ export interface Move {
 /**
  * Every change of a transaction goes through here: it names the state it leaves (so a transaction another
  * worker already moved is left alone and undefined comes back), writes its ledger entry, mirrors the
- * status onto the quote, and records the event — all in the caller's database transaction.
+ * status onto the quote, and records the event — all in the caller's database transaction. Several steps
+ * taken at once (PENDING → PROCESSING → COMPLETED when the rail answers at once) write the row once, each
+ * step's ledger entry, and each step's event in order.
  */
 export async function moveTransaction(
   ctx: Ctx,
   trx: Tx,
   scope: Scope,
   payment: TransactionsTable,
-  move: Move,
+  ...steps: Move[]
 ): Promise<TransactionsTable | undefined> {
-  const { to, set = {}, ledger } = move;
-  if (!canMove(payment.flow, payment.status, to, move.sandboxReturn))
-    throw new Error(`transaction ${payment.id}: ${payment.status} → ${to} is not a lifecycle edge`);
+  assert(steps.length > 0, 'a move takes at least one step');
   const now = scopeNowMs(ctx, scope);
+  const rows: TransactionsTable[] = [];
+  let from = payment;
+  for (const step of steps) {
+    if (!canMove(from.flow, from.status, step.to, step.sandboxReturn))
+      throw new Error(`transaction ${payment.id}: ${from.status} → ${step.to} is not a lifecycle edge`);
+    from = { ...from, ...step.set, status: step.to, updated_at: BigInt(now) };
+    rows.push(from);
+  }
+  const moved = from;
+  const set: PaymentPatch = Object.assign({}, ...steps.map((step) => step.set));
   const result = await trx
     .updateTable('transactions')
-    .set({ ...set, status: to, updated_at: BigInt(now) })
+    .set({ ...set, status: moved.status, updated_at: BigInt(now) })
     .where('id', '=', payment.id)
     .where('status', '=', payment.status)
     .executeTakeFirst();
   if (result.numUpdatedRows !== 1n) return undefined;
-  if (ledger && ledger.postings.length > 0)
-    await postEntry(trx, scope, { kind: ledger.kind, reference: payment.id, postings: ledger.postings }, now);
+  for (const { ledger } of steps)
+    if (ledger && ledger.postings.length > 0)
+      await postEntry(trx, scope, { kind: ledger.kind, reference: payment.id, postings: ledger.postings }, now);
   if (payment.quote_id) {
     await trx
       .updateTable('quotes')
-      .set({ status: to, updated_at: BigInt(now) })
+      .set({ status: moved.status, updated_at: BigInt(now) })
       .where('id', '=', payment.quote_id)
       .execute();
   }
-  const moved: TransactionsTable = { ...payment, ...set, status: to, updated_at: BigInt(now) };
-  assert(moved.status === to, 'a moved payment has the status it was moved to');
-  const type = eventTypeOf(payment, to);
-  if (type !== undefined)
-    await recordEvent(trx, scope, { type, objectId: payment.id, data: toTransaction(moved) }, now);
+  for (const [i, row] of rows.entries()) {
+    const type = eventTypeOf(i === 0 ? payment : rows[i - 1]!, row.status);
+    if (type !== undefined)
+      await recordEvent(trx, scope, { type, objectId: payment.id, data: toTransaction(row) }, now);
+  }
   return moved;
 }
 
@@ -184,12 +195,7 @@ export async function fund(
  * in flight (an outgoing payment, or an incoming one passing through to an external deposit account)
  * leaves through settlement.
  */
-export async function complete(
-  ctx: Ctx,
-  trx: Tx,
-  scope: Scope,
-  payment: TransactionsTable,
-): Promise<TransactionsTable | undefined> {
+function settleMove(ctx: Ctx, scope: Scope, payment: TransactionsTable): Move {
   const creditsInternal =
     payment.flow === 'TRANSFER_IN' || (payment.flow === 'INCOMING_UMA' && payment.funding === null);
   const postings = creditsInternal
@@ -200,11 +206,18 @@ export async function complete(
         payment.received_amount,
       )
     : settle(movementOf(scope, payment));
-  return moveTransaction(ctx, trx, scope, payment, {
-    to: 'COMPLETED',
-    set: { settled_at: BigInt(scopeNowMs(ctx, scope)) },
-    ledger: { kind: 'SETTLE', postings },
-  });
+  return { to: 'COMPLETED', set: { settled_at: BigInt(scopeNowMs(ctx, scope)) }, ledger: { kind: 'SETTLE', postings } };
+}
+
+/** Settles the payment (see settleMove), after `via` when steps are taken at once. */
+export function complete(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  ...via: Move[]
+): Promise<TransactionsTable | undefined> {
+  return moveTransaction(ctx, trx, scope, payment, ...via, settleMove(ctx, scope, payment));
 }
 
 function refundObject(
@@ -250,7 +263,7 @@ export const RAIL_FAILURE: Failure = {
 /**
  * Delivery failed. Money that was in flight goes back where it came from, unless the rail reports that
  * the refund failed too (sandbox 007): then it stays in the in-flight account for an operator, and the
- * refund object says FAILED.
+ * refund object says FAILED. `via`: steps taken at once before it (PENDING → PROCESSING).
  */
 export async function fail(
   ctx: Ctx,
@@ -258,15 +271,16 @@ export async function fail(
   scope: Scope,
   payment: TransactionsTable,
   failure: Failure,
+  ...via: Move[]
 ): Promise<TransactionsTable | undefined> {
   if (!payment.funding || payment.flow === 'TRANSFER_IN') {
-    return moveTransaction(ctx, trx, scope, payment, { to: 'FAILED', set: { failure_reason: failure.reason } });
+    return moveTransaction(ctx, trx, scope, payment, ...via, { to: 'FAILED', set: { failure_reason: failure.reason } });
   }
   const postings =
     failure.refund === 'COMPLETED'
       ? refund(movementOf(scope, payment), payment.funding, payment.source_account_id)
       : [];
-  const failed = await moveTransaction(ctx, trx, scope, payment, {
+  const failed = await moveTransaction(ctx, trx, scope, payment, ...via, {
     to: 'FAILED',
     set: {
       failure_reason: failure.reason,
@@ -279,8 +293,9 @@ export async function fail(
 }
 
 /**
- * PENDING and funded → PROCESSING, then whatever the rail's planned outcome says: settle or fail now, or
- * queue the delayed step. Runs in the caller's transaction; a transaction no longer PENDING is left alone.
+ * PENDING and funded → PROCESSING, then whatever the rail's planned outcome says: settle or fail now (both
+ * steps written at once), or queue the delayed step. Runs in the caller's transaction; a transaction no
+ * longer PENDING is left alone.
  */
 export async function process(
   ctx: Ctx,
@@ -291,41 +306,33 @@ export async function process(
   // Money received for an internal account is credited on completion, so those flows process unfunded.
   const processesUnfunded = payment.flow === 'TRANSFER_IN' || payment.flow === 'INCOMING_UMA';
   if (payment.status !== 'PENDING' || (payment.funding === null && !processesUnfunded)) return undefined;
-  const processing = await moveTransaction(ctx, trx, scope, payment, { to: 'PROCESSING' });
-  if (!processing) return undefined;
-  assert(processing.funding !== null || processesUnfunded, 'a payment in PROCESSING was funded');
+  const toProcessing: Move = { to: 'PROCESSING' };
   const outcome = JSON.parse(payment.outcome) as Outcome;
   // Delayed rail steps are jobs, and job due times are wall time (the sandbox clock moves jobs instead).
   const wallNow = wallNowMs(ctx);
   switch (outcome.kind) {
     case 'COMPLETE':
-      return complete(ctx, trx, scope, processing);
+      return complete(ctx, trx, scope, payment, toProcessing);
     case 'FAIL':
-      return fail(ctx, trx, scope, processing, outcome);
-    case 'COMPLETE_AFTER':
-      await enqueueJob(
-        trx,
-        scope,
-        'transaction.finish',
-        { id: payment.id, result: 'COMPLETE' },
-        wallNow,
-        outcome.delayMs,
-      );
-      return processing;
-    case 'FAIL_AFTER': {
-      const { reason, refundReason } = outcome;
-      const payload = { id: payment.id, result: 'FAIL' as const, reason, refundReason };
-      await enqueueJob(trx, scope, 'transaction.finish', payload, wallNow, outcome.delayMs);
-      return processing;
-    }
+      return fail(ctx, trx, scope, payment, outcome, toProcessing);
     case 'COMPLETE_THEN_RETURN': {
-      const completed = await complete(ctx, trx, scope, processing);
+      const completed = await complete(ctx, trx, scope, payment, toProcessing);
       const payload = { id: payment.id, reason: outcome.reason };
-      await enqueueJob(trx, scope, 'transaction.return', payload, wallNow, outcome.returnAfterMs);
+      if (completed) await enqueueJob(trx, scope, 'transaction.return', payload, wallNow, outcome.returnAfterMs);
       return completed;
     }
-    case 'MANUAL':
+    case 'COMPLETE_AFTER':
+    case 'FAIL_AFTER': {
+      const processing = await moveTransaction(ctx, trx, scope, payment, toProcessing);
+      const step =
+        outcome.kind === 'COMPLETE_AFTER'
+          ? { id: payment.id, result: 'COMPLETE' as const }
+          : { id: payment.id, result: 'FAIL' as const, reason: outcome.reason, refundReason: outcome.refundReason };
+      if (processing) await enqueueJob(trx, scope, 'transaction.finish', step, wallNow, outcome.delayMs);
       return processing;
+    }
+    case 'MANUAL':
+      return moveTransaction(ctx, trx, scope, payment, toProcessing);
   }
 }
 

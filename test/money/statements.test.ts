@@ -1,0 +1,80 @@
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import assert from 'node:assert/strict';
+import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { recordStatements, type StatementLog } from '../helpers/statements.ts';
+import { eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
+
+// What the money path sends to the database, statement by statement: on PostgreSQL each one is a round
+// trip, and the service's throughput follows their number (docs/performance.md, "Where the time goes").
+const writes = (log: string[], table: string) => log.filter((s) => new RegExp(`insert into "${table}"`, 'i').test(s));
+const updates = (log: string[], table: string) => log.filter((s) => new RegExp(`^update "${table}"`, 'i').test(s));
+
+describe('statements on the money path', () => {
+  let server: TestServer;
+  let p: TestPlatform;
+  let statements: StatementLog;
+  before(async () => {
+    server = await startServer({ RUN_WORKERS: 'false' });
+    p = await server.platform();
+    const scope = { platformId: p.platformId, environment: 'sandbox' as const };
+    // An endpoint, so that every event also queues its delivery job.
+    await server.app.services.platformConfig.update(scope, { webhookEndpoint: 'http://127.0.0.1:9/hooks' });
+    statements = recordStatements();
+  });
+  after(() => server.close());
+
+  it('a transfer-out writes its events and jobs together, and its rail step writes the payment once', async () => {
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
+    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+    statements.take();
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: destination },
+      amount: 100,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const request = statements.take();
+    // The PENDING event, its delivery job and the rail step's job.
+    if (engine === 'postgres') {
+      assert.equal(
+        writes(request, 'events').length,
+        1,
+        `one statement for the event and both jobs:\n${request.join('\n')}`,
+      );
+      assert.match(writes(request, 'events')[0]!, /insert into "jobs"/i, 'the jobs ride in the event statement');
+    } else {
+      assert.equal(writes(request, 'events').length, 1, `one INSERT of events:\n${request.join('\n')}`);
+      assert.equal(writes(request, 'jobs').length, 1, `one INSERT of both jobs:\n${request.join('\n')}`);
+    }
+
+    const job = await server.app.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', 'transaction.process')
+      .where('payload', 'like', `%${res.body.id}%`)
+      .executeTakeFirstOrThrow();
+    statements.take();
+    assert.equal(await server.app.services.worker.runNow(job.id), true, 'the rail step ran');
+    const railStep = statements.take();
+    assert.equal(
+      updates(railStep, 'transactions').length,
+      1,
+      `PENDING → PROCESSING → COMPLETED in one UPDATE:\n${railStep.join('\n')}`,
+    );
+    assert.equal(writes(railStep, 'events').length, 1, `both events in one statement:\n${railStep.join('\n')}`);
+    assert.deepEqual(await eventTypes(server, res.body.id), [
+      'OUTGOING_PAYMENT.PENDING',
+      'OUTGOING_PAYMENT.PROCESSING',
+      'OUTGOING_PAYMENT.COMPLETED',
+    ]);
+    const done = await p.api.get(`/transactions/${res.body.id}`);
+    assert.equal(done.body.status, 'COMPLETED');
+    const deliveries = await server.app.store.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', 'webhook.deliver')
+      .where('payload', 'like', `%${res.body.id}%`)
+      .execute();
+    assert.equal(deliveries.length, 3, 'each of the three events has its delivery job');
+  });
+});
