@@ -16,15 +16,13 @@ import {
   type DatabaseConnection,
   type Driver,
   type QueryResult,
-  type Transaction,
 } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Database, Db, Tx } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { withDeferredInserts } from './deferred-inserts.ts';
 
 export type Engine = 'sqlite' | 'postgres';
-export type Db = Kysely<Database>;
-export type Tx = Transaction<Database>;
+export type { Db, Tx } from './schema.ts';
 
 /**
  * A transaction that every store.tx inside `withinTransaction` joins, as a savepoint: the idempotency

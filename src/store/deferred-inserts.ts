@@ -4,8 +4,8 @@
 // commit with the change they belong to, or not at all. Every store.tx opens a buffer (see db.ts); a
 // caller outside one writes at once.
 import type { QueryCreator } from 'kysely';
-import type { Database } from './schema.ts';
-import type { Tx } from './db.ts';
+import type { Database, Tx } from './schema.ts';
+
 import { isPostgres } from './dialect.ts';
 
 export type DeferredTable = 'events' | 'jobs';

@@ -1,5 +1,5 @@
 import { PostgresAdapter } from 'kysely';
-import type { Db, Tx } from './db.ts';
+import type { Db, Tx } from './schema.ts';
 
 /**
  * True when `db` talks to PostgreSQL: code on the busiest paths writes several tables in one statement

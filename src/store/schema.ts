@@ -3,6 +3,7 @@
  * epoch milliseconds (bigint) so range filters and keyset pages compare numbers on either engine;
  * flexible sub-objects are JSON text.
  */
+import type { Kysely, Transaction } from 'kysely';
 import type { ExternalAccountStatus } from '../domain/account-types.ts';
 import type { Environment } from '../domain/environments.ts';
 import type { FaultMethod } from '../domain/sandbox-faults.ts';
@@ -451,6 +452,10 @@ export interface SandboxFaultsTable {
   remaining: bigint | null;
   created_at: bigint;
 }
+
+/** The database, and a transaction on it, as Kysely types them. */
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
 
 export interface Database {
   platforms: PlatformsTable;
