@@ -47,6 +47,8 @@ export interface Config {
   jobPollMs: number;
   /** How long an Idempotency-Key and its stored answer are kept (at least 24 hours). */
   idempotencyKeyTtlHours: number;
+  /** How long a job that failed for good is kept, with its last error, before upkeep purges it. */
+  failedJobTtlHours: number;
   /** PostgreSQL connections per server process. */
   databasePoolSize: number;
   /**
@@ -136,6 +138,7 @@ export const VARIABLES = {
   LOG_LEVEL: variable(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), `one of ${LOG_LEVELS.join(', ')}`, 'info'),
   QUOTE_TTL_SECONDS: variable(integer(10, 3600), 'a number of seconds from 10 to 3600', 300),
   IDEMPOTENCY_KEY_TTL_HOURS: variable(integer(24, 24 * 90), 'a number of hours from 24 to 2160', 24),
+  FAILED_JOB_TTL_HOURS: variable(integer(1, 24 * 365), 'a number of hours from 1 to 8760', 24 * 7),
   BODY_LIMIT_BYTES: variable(integer(1024, 64 * 1024 * 1024), 'a number of bytes from 1024 to 67108864', 1024 * 1024),
   PUBLIC_URL: variable(
     Type.String({ format: 'uri', pattern: '^https?://[^/]+' }),
@@ -426,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     runWorkers: value(env, 'RUN_WORKERS') === 'true',
     jobPollMs: value(env, 'JOB_POLL_MS'),
     idempotencyKeyTtlHours: value(env, 'IDEMPOTENCY_KEY_TTL_HOURS'),
+    failedJobTtlHours: value(env, 'FAILED_JOB_TTL_HOURS'),
     databasePoolSize: value(env, 'DATABASE_POOL_SIZE'),
     databasePreparedStatements: value(env, 'DATABASE_PREPARED_STATEMENTS') === 'true',
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',

@@ -48,7 +48,9 @@ export function makeMetrics(store: Store) {
   businessMetrics(store, registry);
   new Gauge({
     name: 'payouts_jobs_waiting',
-    help: 'Jobs in the queue (all processes), by status; pending ones include those not yet due',
+    help:
+      'Jobs in the queue (all processes), by status; pending ones include those not yet due, ' +
+      'failed ones are kept FAILED_JOB_TTL_HOURS',
     labelNames: ['status'] as const,
     registers: [registry],
     // Read at scrape time: the queue is shared by every process, so only the database knows it.

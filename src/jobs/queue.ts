@@ -176,3 +176,66 @@ export async function renewLease(store: Store, job: Job, realNowMs: number, leas
   job.lease_until = until;
   return true;
 }
+
+/** How long finished jobs are kept before upkeep purges them (by when they finished, wall-clock). */
+export interface PurgeKeeping {
+  doneMs: number;
+  failedMs: number;
+}
+
+/** One statement deletes at most `batch` jobs; one pass runs at most `batches` of them for each status. */
+export interface PurgeLimits {
+  batch: number;
+  batches: number;
+}
+
+/**
+ * A pass of short transactions that a worker's upkeep runs every 15 s: at steady state it deletes what
+ * 15 s of traffic finished; a backlog (an upgrade over months of done jobs) is worked off over several passes
+ * without holding the worker's pass up for long. 40,000 jobs a minute is more than the service queues.
+ */
+const PURGE_LIMITS: PurgeLimits = { batch: 1_000, batches: 10 };
+
+/**
+ * Deletes done jobs that finished more than `keep.doneMs` ago and failed ones past `keep.failedMs`; a pending
+ * or running job is never touched. Nothing reads a finished job once its keeping time is over: the payment,
+ * the event and its delivery attempts hold the outcome. Safe in several processes at once (on PostgreSQL
+ * each skips the rows another is deleting). Returns how many jobs were deleted.
+ */
+export async function purgeFinishedJobs(
+  store: Store,
+  realNowMs: number,
+  keep: PurgeKeeping,
+  limits: PurgeLimits = PURGE_LIMITS,
+): Promise<number> {
+  const cutoffs = [
+    ['done', BigInt(realNowMs - keep.doneMs)],
+    ['failed', BigInt(realNowMs - keep.failedMs)],
+  ] as const;
+  let removed = 0;
+  for (const [status, cutoff] of cutoffs) {
+    for (let pass = 0; pass < limits.batches; pass++) {
+      const count = await store.tx(async (trx) => {
+        // run_at <= updated_at for a finished job (it ran once due; a final failure stamps both), so
+        // `run_at < cutoff` lets jobs_due (status, run_at) find them; updated_at decides.
+        let finished = trx
+          .selectFrom('jobs')
+          .select('id')
+          .where('status', '=', status)
+          .where('run_at', '<', cutoff)
+          .where('updated_at', '<', cutoff)
+          .limit(limits.batch);
+        if (store.engine === 'postgres') finished = finished.forUpdate().skipLocked();
+        // Two statements, not `id IN (subquery)`: PostgreSQL may run a SKIP LOCKED subquery more than once
+        // in one DELETE, each time finding other rows, and so delete more than a batch.
+        const ids = (await finished.execute()).map((r) => r.id);
+        if (ids.length === 0) return 0;
+        const result = await trx.deleteFrom('jobs').where('id', 'in', ids).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+      removed += count;
+      if (count < limits.batch) break;
+    }
+  }
+  return removed;
+}

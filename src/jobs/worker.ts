@@ -4,7 +4,16 @@ import { databaseUnavailable } from '../store/unavailable.ts';
 import type { Scope } from '../context.ts';
 import type { FinishedHere, JobKind, JobPayloads, RunAgainAt } from './kinds.ts';
 import { OutsideLane } from './outside-lane.ts';
-import { claimJobs, completeJob, deferJob, failJob, type ClaimFilter, type Job } from './queue.ts';
+import {
+  claimJobs,
+  completeJob,
+  deferJob,
+  failJob,
+  purgeFinishedJobs,
+  type ClaimFilter,
+  type Job,
+  type PurgeKeeping,
+} from './queue.ts';
 
 /**
  * Handles one job, given its payload decoded once by the worker. Handlers must be idempotent: a job whose
@@ -50,6 +59,9 @@ export interface Logger {
 export interface JobCounter {
   inc(labels: { kind: string; outcome: 'done' | 'deferred' | 'retry' | 'failed' }): void;
 }
+
+/** How often each worker process purges finished jobs past their keeping time (bounded batches each time). */
+const JOB_PURGE_EVERY_MS = 15_000;
 
 /** Longest pause between two passes while the database is away: how soon the worker notices it is back. */
 const OUTAGE_BACKOFF_MAX_MS = 5_000;
@@ -110,6 +122,14 @@ export class JobWorker {
    */
   every(intervalMs: number, run: () => Promise<unknown>): void {
     this.chores.push({ intervalMs, run, nextAtMs: 0 });
+  }
+
+  /**
+   * Purges done and failed jobs once their keeping time is over (see purgeFinishedJobs): without it every
+   * job ever run would stay in the table, one or more per payment and one per webhook event.
+   */
+  purgeFinishedAfter(keep: PurgeKeeping): void {
+    this.every(JOB_PURGE_EVERY_MS, () => purgeFinishedJobs(this.store, this.clock.nowMs(), keep));
   }
 
   private async runChores(): Promise<void> {

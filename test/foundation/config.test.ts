@@ -37,6 +37,11 @@ describe('configuration', () => {
     ['a host that is no host name', { HOST: 'not a host' }, /^HOST="not a host" is not valid/],
     ['a port that is a word', { PORT: 'eighty' }, /^PORT="eighty" is not a whole number; set it to a port number/],
     ['a port out of range', { PORT: '70000' }, /^PORT="70000" is not valid/],
+    [
+      'a failed job kept no time at all',
+      { FAILED_JOB_TTL_HOURS: '0' },
+      /^FAILED_JOB_TTL_HOURS="0" is not valid; set it to a number of hours from 1 to 8760$/,
+    ],
     ['a data folder that is a file', { DATA_DIR: aFile }, /^DATA_DIR=".*not-a-folder" is a file, not a folder/],
     ['a database URL of another kind', { DATABASE_URL: 'mysql://x' }, /^DATABASE_URL=\(value hidden\) is not valid/],
     [
@@ -65,12 +70,15 @@ describe('configuration', () => {
       HOST: '127.0.0.1',
       PORT: '0',
       JOB_POLL_MS: '',
+      FAILED_JOB_TTL_HOURS: '',
     });
     assert.equal(config.runWorkers, false);
     assert.equal(config.allowPrivateWebhookUrls, true);
     assert.equal(config.publicUrl, 'https://payouts.example.com');
     assert.equal(config.secretKey.toString('hex'), hexKey);
     assert.equal(config.jobPollMs, 250);
+    assert.equal(config.failedJobTtlHours, 168, 'failed jobs are kept a week unless told otherwise');
+    assert.equal(loadConfig({ ...base, FAILED_JOB_TTL_HOURS: '2' }).failedJobTtlHours, 2, 'or as told');
     assert.equal(loadConfig({ ...base, SECRET_KEY: Buffer.alloc(32, 7).toString('base64') }).secretKey.length, 32);
     assert.equal(loadConfig({ ...base, HOST: '::1' }).host, '::1');
   });
