@@ -64,7 +64,7 @@ function verbOf(text: string): string {
   return word;
 }
 
-function countStatement(text: string): void {
+function countStatement({ text }: { text: string }): void {
   if (phase === undefined) return;
   let byVerb = counts.get(phase);
   if (!byVerb) counts.set(phase, (byVerb = new Map()));

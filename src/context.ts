@@ -5,6 +5,16 @@ import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import type { Environment } from './domain/environments.ts';
 
+/**
+ * Whether a row belongs to the scope. A lookup by id selects by the id alone and checks the scope on the
+ * row with this: a query that also names platform_id and environment can be planned on one of the
+ * (platform_id, environment, …) indexes while the planner has no statistics (a young database), which
+ * reads every row of the platform to find one (test/money/plans.test.ts).
+ */
+export function inScope(row: { platform_id: string; environment: string }, scope: Scope): boolean {
+  return row.platform_id === scope.platformId && row.environment === scope.environment;
+}
+
 /** Who is asking: every query is scoped to one platform and one environment. */
 export interface Scope {
   platformId: string;

@@ -13,7 +13,7 @@ import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { CustomersTable } from '../store/schema.ts';
 import { keysetPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
-import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
+import { inScope, scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { ownersByCustomer, type BeneficialOwner } from './beneficial-owners.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
 import { getPlatformConfig } from '../platforms.ts';
@@ -148,8 +148,8 @@ export interface CustomerFilters {
 }
 
 async function load(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable> {
-  const row = await scopedCustomers(trx, scope).selectAll().where('customers.id', '=', customerId).executeTakeFirst();
-  if (!row) throw notFound('Customer', customerId, 'USER_NOT_FOUND');
+  const row = await trx.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirst();
+  if (!row || !inScope(row, scope)) throw notFound('Customer', customerId, 'USER_NOT_FOUND');
   return row;
 }
 

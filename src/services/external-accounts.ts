@@ -16,7 +16,7 @@ import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import type { ExternalAccountsTable } from '../store/schema.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
-import { type Ctx, type Scope, scopeNowMs } from '../context.ts';
+import { inScope, type Ctx, type Scope, scopeNowMs } from '../context.ts';
 import type { CustomerService } from './customers.ts';
 
 export type ExternalAccount = Static<typeof ExternalAccountSchema>;
@@ -79,10 +79,10 @@ function duplicate(): AppError {
 export type AccountView = 'any' | 'platform';
 
 async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
-  let q = scopedExternalAccounts(trx, scope).selectAll().where('external_accounts.id', '=', id);
-  if (view === 'platform') q = q.where('external_accounts.customer_id', 'is', null);
+  let q = trx.selectFrom('external_accounts').selectAll().where('id', '=', id);
+  if (view === 'platform') q = q.where('customer_id', 'is', null);
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound('External account', id);
+  if (!row || !inScope(row, scope)) throw notFound('External account', id);
   return row;
 }
 

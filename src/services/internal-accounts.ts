@@ -65,12 +65,15 @@ export async function openInternalAccounts(
     .execute();
 }
 
+/** The ledger accounts the API shows as internal accounts; the others are the ledger's own. */
+export const INTERNAL_ACCOUNT_KINDS: ['CUSTOMER', 'PLATFORM'] = ['CUSTOMER', 'PLATFORM'];
+
 export function scopedInternalAccounts(db: Db | Tx, scope: Scope) {
   return db
     .selectFrom('ledger_accounts')
     .where('ledger_accounts.platform_id', '=', scope.platformId)
     .where('ledger_accounts.environment', '=', scope.environment)
-    .where('ledger_accounts.kind', 'in', ['CUSTOMER', 'PLATFORM']);
+    .where('ledger_accounts.kind', 'in', INTERNAL_ACCOUNT_KINDS);
 }
 
 /**

@@ -7,9 +7,9 @@ import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import type { Tx } from '../store/db.ts';
 import type { ExternalAccountsTable, LedgerAccountsTable, TransactionsTable } from '../store/schema.ts';
-import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
+import { inScope, scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
-import { scopedInternalAccounts } from './internal-accounts.ts';
+import { INTERNAL_ACCOUNT_KINDS } from './internal-accounts.ts';
 import {
   insertTransaction,
   newTransaction,
@@ -53,13 +53,15 @@ export async function requireInternalAccount(
   id: string,
   field: string,
 ): Promise<OwnedInternalAccount> {
-  const row = await scopedInternalAccounts(trx, scope)
+  const row = await trx
+    .selectFrom('ledger_accounts')
     .leftJoin('customers', 'customers.id', 'ledger_accounts.owner')
     .selectAll('ledger_accounts')
     .select(['customers.platform_customer_id', 'customers.uma_address', 'customers.is_deleted'])
     .where('ledger_accounts.id', '=', id)
+    .where('ledger_accounts.kind', 'in', INTERNAL_ACCOUNT_KINDS)
     .executeTakeFirst();
-  if (!row) throw notFound('Internal account', id);
+  if (!row || !inScope(row, scope)) throw notFound('Internal account', id);
   const { platform_customer_id, uma_address, is_deleted, ...account } = row;
   if (is_deleted === 1n)
     throw new AppError('CUSTOMER_DELETED', `The customer owning ${id} has been deleted`, { field });

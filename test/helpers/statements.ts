@@ -1,17 +1,25 @@
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 
-/** Every SQL statement either driver sends while recording, from the prototypes the store's connections use. */
-export interface StatementLog {
-  /** Statements sent since the last take, oldest first; starts a fresh record. */
-  take(): string[];
+/** A statement one of the drivers sent: its text and its bound values. */
+export interface Statement {
+  text: string;
+  values: readonly unknown[];
 }
 
-let sink: ((text: string) => void) | undefined;
+/** Every SQL statement either driver sends while recording, from the prototypes the store's connections use. */
+export interface StatementLog {
+  /** Statements sent since the last take, oldest first, whitespace folded; starts a fresh record. */
+  take(): string[];
+  /** The same, with their values. */
+  takeWithValues(): Statement[];
+}
+
+let sink: ((statement: Statement) => void) | undefined;
 let installed = false;
 
-/** Calls `listener` with the text of every statement either driver sends from now on (undefined: stop). */
-export function onStatement(listener: ((text: string) => void) | undefined): void {
+/** Calls `listener` with every statement either driver sends from now on (undefined: stop). */
+export function onStatement(listener: ((statement: Statement) => void) | undefined): void {
   install();
   sink = listener;
 }
@@ -21,7 +29,8 @@ function install(): void {
   installed = true;
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-    sink?.(typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''));
+    const values = (Array.isArray(rest[0]) ? rest[0] : (config as { values?: unknown[] }).values) ?? [];
+    sink?.({ text: typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''), values });
     return Reflect.apply(query, this, [config, ...rest]);
   } as typeof query;
   const probe = new SqliteDatabase(':memory:');
@@ -30,7 +39,7 @@ function install(): void {
   for (const method of ['run', 'all', 'get', 'iterate']) {
     const original = proto[method] as (...args: unknown[]) => unknown;
     proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      sink?.(this.source);
+      sink?.({ text: this.source, values: args });
       return Reflect.apply(original, this, args);
     };
   }
@@ -41,13 +50,12 @@ function install(): void {
  * round trip; on SQLite a call into the library.
  */
 export function recordStatements(): StatementLog {
-  let log: string[] = [];
-  onStatement((text) => log.push(text.replace(/\s+/g, ' ').trim()));
-  return {
-    take() {
-      const taken = log;
-      log = [];
-      return taken;
-    },
+  let log: Statement[] = [];
+  onStatement((statement) => log.push({ ...statement, text: statement.text.replace(/\s+/g, ' ').trim() }));
+  const takeWithValues = () => {
+    const taken = log;
+    log = [];
+    return taken;
   };
+  return { takeWithValues, take: () => takeWithValues().map((s) => s.text) };
 }

@@ -8,7 +8,7 @@ import type { Db, Tx } from '../../store/db.ts';
 import type { QuotesTable } from '../../store/schema.ts';
 import { keysetPage, mapPage } from '../../store/paging.ts';
 import type { Page, PageRequest } from '../../domain/paging.ts';
-import { type Ctx, type Scope } from '../../context.ts';
+import { inScope, type Ctx, type Scope } from '../../context.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
 export type QuoteInput = Static<typeof QuoteCreate>;
@@ -50,10 +50,10 @@ export async function loadQuote(
   quoteId: string,
   lock = false,
 ): Promise<QuotesTable> {
-  let q = scopedQuotes(trx, scope).selectAll().where('quotes.id', '=', quoteId);
+  let q = trx.selectFrom('quotes').selectAll().where('id', '=', quoteId);
   if (lock && ctx.store.engine === 'postgres') q = q.forUpdate();
   const row = await q.executeTakeFirst();
-  if (!row) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
+  if (!row || !inScope(row, scope)) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
   return row;
 }
 

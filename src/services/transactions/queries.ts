@@ -9,7 +9,7 @@ import type { Transaction as TransactionSchema } from '../../http/schemas/transa
 import type { Db, Tx } from '../../store/db.ts';
 import { keysetPage, mapPage } from '../../store/paging.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
-import type { Scope } from '../../context.ts';
+import { inScope, type Scope } from '../../context.ts';
 
 export type Transaction = Static<typeof TransactionSchema>;
 
@@ -71,8 +71,8 @@ export interface TransactionFilters {
 
 /** One transaction of the caller's scope. Raises TRANSACTION_NOT_FOUND. */
 export async function getTransaction(db: Db, scope: Scope, id: string): Promise<Transaction> {
-  const row = await scopedTransactions(db, scope).selectAll().where('transactions.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
+  const row = await db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row || !inScope(row, scope)) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
   return toTransaction(row);
 }
 
@@ -111,7 +111,8 @@ export async function loadForUpdate(
   scope: Scope,
   id: string,
 ): Promise<TransactionsTable | undefined> {
-  let q = scopedTransactions(trx, scope).selectAll().where('transactions.id', '=', id);
+  let q = trx.selectFrom('transactions').selectAll().where('id', '=', id);
   if (engine === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirst();
+  const row = await q.executeTakeFirst();
+  return row && inScope(row, scope) ? row : undefined;
 }
