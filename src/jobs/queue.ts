@@ -96,19 +96,19 @@ export async function claimJobs(
 }
 
 /**
- * Marks a job done, but only while this process's claim still stands: every claim counts an attempt, so
- * an `attempts` that moved on means another process re-claimed the job after our lease ran out, and the
- * job is theirs to finish.
+ * Marks jobs done, in one statement, but only while this process's claims still stand: every claim counts
+ * an attempt, so an `attempts` that moved on means another process re-claimed the job after our lease ran
+ * out, and the job is theirs to finish. False when any of them is no longer ours.
  */
-export async function completeJob(db: Db | Tx, job: Job, realNowMs: number): Promise<boolean> {
+export async function completeJobs(db: Db | Tx, jobs: readonly Job[], realNowMs: number): Promise<boolean> {
+  if (jobs.length === 0) return true;
   const result = await db
     .updateTable('jobs')
     .set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) })
-    .where('id', '=', job.id)
     .where('status', '=', 'running')
-    .where('attempts', '=', job.attempts)
+    .where((eb) => eb.or(jobs.map((job) => eb.and([eb('id', '=', job.id), eb('attempts', '=', job.attempts)]))))
     .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  return result.numUpdatedRows === BigInt(jobs.length);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { FinishedHere, JobKind, JobPayloads, RunAgainAt } from './kinds.ts'
 import { OutsideLane } from './outside-lane.ts';
 import {
   claimJobs,
-  completeJob,
+  completeJobs,
   deferJob,
   failJob,
   purgeFinishedJobs,
@@ -62,6 +62,12 @@ export interface JobCounter {
 
 /** How often each worker process purges finished jobs past their keeping time (bounded batches each time). */
 const JOB_PURGE_EVERY_MS = 15_000;
+
+/**
+ * Database-only jobs (rail steps) that share one database transaction: fewer BEGIN/COMMIT round trips and
+ * commits per job, while each group still holds its row locks only briefly.
+ */
+const JOBS_PER_TRANSACTION = 10;
 
 /** Longest pause between two passes while the database is away: how soon the worker notices it is back. */
 const OUTAGE_BACKOFF_MAX_MS = 5_000;
@@ -268,18 +274,19 @@ export class JobWorker {
       if (!scopes.has(key)) scopes.set(key, this.options.scopeOf(job.platform_id, job.environment));
       return scopes.get(key)!;
     };
-    // Database-only jobs run side by side (over the PostgreSQL pool, or into shared SQLite group commits).
+    // Database-only jobs run in groups, each group in one database transaction, the groups side by side
+    // (over the PostgreSQL pool, or into shared SQLite group commits).
     const inTransaction = jobs.filter((job) => this.handlers.get(job.kind)?.inTransaction);
+    const groups: Job[][] = [];
+    for (let at = 0; at < inTransaction.length; at += JOBS_PER_TRANSACTION)
+      groups.push(inTransaction.slice(at, at + JOBS_PER_TRANSACTION));
     const lost: unknown[] = [];
-    const run = async (job: Job) => {
-      const outage = await this.runJob(job, scopeOf(job));
-      if (outage) lost.push(outage);
-    };
+    const run = async (group: Job[]) => lost.push(...(await this.runTogether(group, scopeOf)));
     // Claimed in the order they fell due, so each order key's jobs enter the lane in that order.
     const outside = jobs
       .filter((job) => !this.handlers.get(job.kind)?.inTransaction)
       .map((job) => this.outsideLane.add(this.laneJob(job, () => scopeOf(job))));
-    await Promise.all([...inTransaction.map(run), ...(awaitOutside ? outside : [])]);
+    await Promise.all([...groups.map(run), ...(awaitOutside ? outside : [])]);
     // The database went away under the pass: tick() logs it once and backs off; the jobs were stranded.
     if (lost.length > 0) throw lost[0];
     return jobs.length;
@@ -310,6 +317,48 @@ export class JobWorker {
       }
     };
     return { orderKey: `${scopeKey}/${key}`, scopeKey, run };
+  }
+
+  /**
+   * Runs database-only jobs in one transaction: their changes and their completion commit together, with
+   * one BEGIN, one job update and one COMMIT for the group. If any of them throws (or is no longer ours),
+   * the group is rolled back and each job runs again on its own, so each gets its own outcome. Answers the
+   * outages that stranded jobs.
+   */
+  private async runTogether(group: Job[], scopeOf: (job: Job) => Promise<Scope>): Promise<unknown[]> {
+    if (group.length > 1) {
+      try {
+        // Scopes first: on SQLite a lookup inside the transaction would wait behind the group commit it is in.
+        const scopes = await Promise.all(group.map(scopeOf));
+        const answers = await this.store.tx(async (trx) => {
+          const answers: (void | RunAgainAt)[] = [];
+          for (const [i, job] of group.entries()) {
+            const handler = this.handlers.get(job.kind);
+            if (!handler?.inTransaction) throw new Error(`job ${job.id} is not a database-only job`);
+            const payload = JSON.parse(job.payload) as JobPayloads[JobKind];
+            answers.push(await handler.run(trx, payload, job, scopes[i]!));
+          }
+          const now = this.clock.nowMs();
+          let ours = await completeJobs(
+            trx,
+            group.filter((_, i) => !answers[i]),
+            now,
+          );
+          for (const [i, job] of group.entries()) {
+            const later = answers[i];
+            if (later) ours = (await deferJob(trx, job, later.runAgainAtMs, now)) && ours;
+          }
+          if (!ours) throw new Error('a job of the group was claimed by another worker');
+          return answers;
+        });
+        group.forEach((job, i) => this.counter?.inc({ kind: job.kind, outcome: answers[i] ? 'deferred' : 'done' }));
+        return [];
+      } catch {
+        // Whatever it was, each job now meets it (or not) on its own, and records its own outcome.
+      }
+    }
+    const outages = await Promise.all(group.map((job) => this.runJob(job, scopeOf(job))));
+    return outages.filter((outage) => outage !== undefined);
   }
 
   /** Runs one claimed job; answers the error when the database went away before the job's outcome was written. */
@@ -366,6 +415,6 @@ export class JobWorker {
   /** Marks the job done, or back in the queue when the handler said so; false when the job is no longer ours. */
   private finish(trx: Tx, job: Job, answer: void | RunAgainAt): Promise<boolean> {
     const now = this.clock.nowMs();
-    return answer ? deferJob(trx, job, answer.runAgainAtMs, now) : completeJob(trx, job, now);
+    return answer ? deferJob(trx, job, answer.runAgainAtMs, now) : completeJobs(trx, [job], now);
   }
 }

@@ -14,7 +14,7 @@ import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import type { WebhookAnswer } from '../domain/incoming-payments.ts';
 import { newId } from '../domain/ids.ts';
-import { completeJob, renewLease, type Job } from '../jobs/queue.ts';
+import { completeJobs, renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { getPlatformConfig } from '../platforms.ts';
@@ -290,7 +290,7 @@ async function deliver(
     // The attempt, what follows from it and the end of this job commit together: one transaction.
     await ctx.store.tx(async (trx) => {
       await recordAttempt(deps, trx, record);
-      await completeJob(trx, job, realNow());
+      await completeJobs(trx, [job], realNow());
     });
   } catch (err) {
     // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.

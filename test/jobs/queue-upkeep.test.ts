@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { migrate, openStore, type Store } from '../../src/store/db.ts';
 import {
   claimJobs,
-  completeJob,
+  completeJobs,
   enqueueJob,
   failJob,
   purgeFinishedJobs,
@@ -44,7 +44,7 @@ describe('job queue upkeep', () => {
     const id = await queued(atMs);
     const [job] = await claimJobs(store, atMs, LEASE_MS, 1, { id });
     assert.ok(job, `job ${id} is claimed`);
-    if (outcome === 'done') assert.ok(await completeJob(store.db, job, atMs), `job ${id} is marked done`);
+    if (outcome === 'done') assert.ok(await completeJobs(store.db, [job], atMs), `job ${id} is marked done`);
     else await failJob(store, job, 'gave up', atMs, null);
     return id;
   }

@@ -1,0 +1,81 @@
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import assert from 'node:assert/strict';
+import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { recordStatements } from '../helpers/statements.ts';
+import { externalAccount, fundedCustomer } from '../money/fixtures.ts';
+import { newId } from '../../src/domain/ids.ts';
+
+// Database-only jobs (rail steps) claimed together run in groups, each group in one database transaction;
+// a job that fails takes no other job of its group with it.
+describe('database-only jobs run in groups', () => {
+  let server: TestServer;
+  let p: TestPlatform;
+  let accountId: string;
+  let destination: string;
+  before(async () => {
+    server = await startServer({ RUN_WORKERS: 'false' });
+    p = await server.platform();
+    const funded = await fundedCustomer(p, 'USD', 100_000);
+    accountId = funded.accountId;
+    destination = await externalAccount(p, funded.customerId, 'USD_ACCOUNT', '000');
+  });
+  after(() => server.close());
+
+  async function transfers(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const res = await p.api.post('/transfer-out', {
+        source: { accountId },
+        destination: { accountId: destination },
+        amount: 10,
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      ids.push(res.body.id);
+    }
+    return ids;
+  }
+
+  const statusOf = async (id: string) => (await p.api.get(`/transactions/${id}`)).body.status;
+
+  it('marks a group of rail steps done in one statement', async () => {
+    const ids = await transfers(5);
+    const statements = recordStatements();
+    await server.app.services.worker.drain();
+    const done = statements.takeWithValues().filter((s) => /^update "jobs"/i.test(s.text) && s.values.includes('done'));
+    assert.equal(done.length, 1, `one UPDATE marks the five jobs done:\n${done.map((s) => s.text).join('\n')}`);
+    for (const id of ids) assert.equal(await statusOf(id), 'COMPLETED', `${id} settled`);
+  });
+
+  it('a job that throws is retried alone; the others of its group are done', async () => {
+    const ids = await transfers(4);
+    const broken = newId('Job');
+    const now = BigInt(Date.now());
+    await server.app.store.db
+      .insertInto('jobs')
+      .values({
+        id: broken,
+        platform_id: p.platformId,
+        environment: 'sandbox',
+        kind: 'transaction.process',
+        payload: '{not json',
+        status: 'pending',
+        run_at: now,
+        lease_until: null,
+        attempts: 0n,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await server.app.services.worker.drain({}, 1);
+    for (const id of ids) assert.equal(await statusOf(id), 'COMPLETED', `${id} settled despite the broken job`);
+    const job = await server.app.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', broken)
+      .executeTakeFirstOrThrow();
+    assert.equal(job.status, 'pending', 'the broken job waits for its retry');
+    assert.equal(job.attempts, 1n, 'one attempt counted');
+    assert.match(job.last_error ?? '', /JSON/, 'its error is recorded');
+  });
+});
