@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts';
 import { API_VERSION } from '../../http/http.ts';
 import type { CliCommand } from '../command.ts';
 import { firstStart, presetStart, type Terminal } from '../first-start.ts';
+import { boundHeapGrowth } from '../heap-growth.ts';
 
 /** What `payouts serve` tells a parent that started it with an IPC channel (the test API's child-process mode). */
 export interface ServeReady {
@@ -47,6 +48,7 @@ export const serveCommand: CliCommand = {
   database: 'creates',
   writes: false,
   async run({ config }) {
+    boundHeapGrowth();
     const terminal = { isTTY: process.stdout.isTTY, write: (text: string) => process.stdout.write(text) };
     const app = await serveApp(config, terminal);
     let stopping = false;
