@@ -331,25 +331,25 @@ export class JobWorker {
         // Scopes first: on SQLite a lookup inside the transaction would wait behind the group commit it is in.
         const scopes = await Promise.all(group.map(scopeOf));
         const answers = await this.store.tx(async (trx) => {
-          const answers: (void | RunAgainAt)[] = [];
+          const said: (void | RunAgainAt)[] = [];
           for (const [i, job] of group.entries()) {
             const handler = this.handlers.get(job.kind);
             if (!handler?.inTransaction) throw new Error(`job ${job.id} is not a database-only job`);
             const payload = JSON.parse(job.payload) as JobPayloads[JobKind];
-            answers.push(await handler.run(trx, payload, job, scopes[i]!));
+            said.push(await handler.run(trx, payload, job, scopes[i]!));
           }
           const now = this.clock.nowMs();
           let ours = await completeJobs(
             trx,
-            group.filter((_, i) => !answers[i]),
+            group.filter((_, i) => !said[i]),
             now,
           );
           for (const [i, job] of group.entries()) {
-            const later = answers[i];
+            const later = said[i];
             if (later) ours = (await deferJob(trx, job, later.runAgainAtMs, now)) && ours;
           }
           if (!ours) throw new Error('a job of the group was claimed by another worker');
-          return answers;
+          return said;
         });
         group.forEach((job, i) => this.counter?.inc({ kind: job.kind, outcome: answers[i] ? 'deferred' : 'done' }));
         return [];
