@@ -49,7 +49,11 @@ async function write(trx: Tx, pending: Pending[]): Promise<void> {
   if (pending.length === 0) return;
   // Rows of one table in the order they were queued: job ids and event ids are time-ordered already.
   const byTable = new Map<DeferredTable, Row[]>();
-  for (const { table, row } of pending) byTable.set(table, [...(byTable.get(table) ?? []), row]);
+  for (const { table, row } of pending) {
+    const rows = byTable.get(table);
+    if (rows) rows.push(row);
+    else byTable.set(table, [row]);
+  }
   const groups = [...byTable];
   if (isPostgres(trx)) {
     // The rows are in place when the statement ends, which is when foreign keys are checked.
