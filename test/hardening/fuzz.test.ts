@@ -1,37 +1,15 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { API, basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { casesFor, operationsOf, type FuzzCase } from './fuzz-cases.ts';
+import { databaseDigest } from '../helpers/database-digest.ts';
 import { rawRequest, rawWithBody, type RawAnswer } from './raw-http.ts';
 
 /** Bounded and seeded: FUZZ_SEED and FUZZ_RUNS replay or widen a run. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_801);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const CONCURRENCY = 4;
-
-/** Every table's rows, hashed: any insert, update or delete shows. The sandbox request log records refusals too. */
-async function databaseDigest(server: TestServer): Promise<Record<string, string>> {
-  const db = server.app.store.db;
-  const tables = (await db.introspection.getTables())
-    .map((t) => t.name)
-    .filter((name) => name !== 'sandbox_requests')
-    .sort();
-  const digest: Record<string, string> = {};
-  for (const table of tables) {
-    const rows = await db
-      .selectFrom(table as never)
-      .selectAll()
-      .execute();
-    const text = rows
-      .map((row) => JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
-      .sort()
-      .join('\n');
-    digest[table] = `${rows.length}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-  }
-  return digest;
-}
 
 function problemWith(c: FuzzCase, res: RawAnswer): string | undefined {
   if (res.status >= 500 || res.status === 0) return `answered ${res.status}: ${res.text.slice(0, 300)}`;
