@@ -13,6 +13,8 @@
  *   PROFILE_SECONDS=10 PROFILE_KEEP=1 npm run bench:profile     # longer; keep the .cpuprofile files
  *   PROFILE_AB=old-tree,new-tree npm run bench:profile           # A/B: no profiler; servers from the two
  *                                                                # source trees, alternating, same database
+ *   PROFILE_WEBHOOKS=0 npm run bench:profile                     # no webhook endpoint: the money path alone,
+ *                                                                # as `npm run bench` loads it
  *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:profile          # at most 200 requests a second instead of
  *                                                                # as many as the server takes
  *
@@ -407,8 +409,9 @@ async function clearQueue(env: Record<string, string>): Promise<void> {
 
 async function fixtures(label: string, env: Record<string, string>, sinkUrl: string): Promise<Fixture[]> {
   const { store, services } = await openServices(loadConfig({ ...env, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }));
+  const endpoint = process.env.PROFILE_WEBHOOKS === '0' ? undefined : sinkUrl;
   try {
-    return await makeFixture(services, `profile-${label}`, CONCURRENCY, sinkUrl);
+    return await makeFixture(services, `profile-${label}`, CONCURRENCY, endpoint);
   } finally {
     await store.close();
   }

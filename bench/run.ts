@@ -13,6 +13,11 @@
  *
  *   npm run bench                                       # defaults: 5 s rounds, 32 clients
  *   BENCH_SECONDS=10 BENCH_CONCURRENCY=64 npm run bench
+ *   BENCH_SERVER=sources npm run bench                  # the sources through tsx instead of the build
+ *
+ * The server is started as an installation runs it: `payouts serve` from the build (dist/, which `npm run
+ * bench` makes first) on plain Node. With BENCH_SERVER=sources it runs the TypeScript through tsx, as `npm
+ * start` does: the same code, plus tsx's loader (about 30 MB of RSS).
  *
  * Every loop is bounded by time and count; all traffic stays on 127.0.0.1.
  */
@@ -38,6 +43,8 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = 3;
+const SERVER_COMMAND =
+  process.env.BENCH_SERVER === 'sources' ? undefined : [process.execPath, 'bin/payouts.mjs', 'serve'];
 const DRAIN_LIMIT_S = Number(process.env.BENCH_DRAIN_LIMIT_SECONDS ?? 120);
 const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: the server's connections, and the ceiling's
 
@@ -248,7 +255,8 @@ async function benchEngine(label: Engine['label']): Promise<void> {
   try {
     const { main, hooks, lifecycle, ceiling, ceilingPlatform } = await prepare(engine, ceilingEngine, receiver);
     stops.push(() => ceiling.close());
-    server = await spawnServer({ ...engine.env, JOB_POLL_MS: '50' });
+    const serverOptions = SERVER_COMMAND ? { command: SERVER_COMMAND } : {};
+    server = await spawnServer({ ...engine.env, JOB_POLL_MS: '50' }, undefined, serverOptions);
     stateless = await spawnServer({}, 60_000, {
       command: [process.execPath, '--import', 'tsx', 'bench/stateless-server.ts'],
     });
@@ -274,5 +282,8 @@ async function benchEngine(label: Engine['label']): Promise<void> {
 
 console.log(`payouts bench — ${machine()}`);
 console.log('Ratios of figures taken in this run; absolute rates depend on the machine and what else it runs.');
+console.log(
+  `Server: ${SERVER_COMMAND ? 'payouts serve from the build (dist/), plain Node' : 'the sources through tsx'}`,
+);
 for (const label of engineLabels()) await benchEngine(label);
 if (!serverUrl()) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');

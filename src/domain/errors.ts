@@ -88,6 +88,11 @@ export function notFound(what: string, id: string, code: ErrorCode = 'REFERENCE_
   );
 }
 
+/** A debit the account's balance cannot cover. */
+export function insufficientBalance(accountId: string): AppError {
+  return new AppError('INSUFFICIENT_BALANCE', `Account ${accountId} has insufficient balance`, { accountId });
+}
+
 /** A 409 for a state the contract has no code of its own for; `reason` names the case. */
 export function conflict(reason: string, message: string, details: ErrorDetails = {}): AppError {
   return new AppError('CONFLICT', message, { reason, ...details });

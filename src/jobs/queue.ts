@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.ts';
 import type { Db, Store, Tx } from '../store/db.ts';
-import { deferInsert } from '../store/deferred-inserts.ts';
+import { deferInsert } from '../store/deferred-writes.ts';
 import type { JobsTable } from '../store/schema.ts';
 import type { Scope } from '../context.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';

@@ -36,7 +36,13 @@ export type TransactionalJobHandler<K extends JobKind> = (
 
 type Registered =
   | { inTransaction: false; run: JobHandler<JobKind>; orderKey?: (payload: JobPayloads[JobKind]) => string }
-  | { inTransaction: true; run: TransactionalJobHandler<JobKind> };
+  | { inTransaction: true; run: TransactionalJobHandler<JobKind>; together?: GroupPreparer<JobKind> | undefined };
+
+/**
+ * Run once for the jobs of one kind in a group, before any of them, in the group's transaction: what each
+ * job would read on its own is read for all in one statement (the rail steps lock their payments together).
+ */
+export type GroupPreparer<K extends JobKind> = (trx: Tx, payloads: JobPayloads[K][]) => Promise<void>;
 
 export interface WorkerOptions {
   pollMs: number;
@@ -118,8 +124,13 @@ export class JobWorker {
    * A handler that only changes the database: its changes and the job's completion commit together, so
    * its effects happen exactly once even if the process dies right after.
    */
-  registerInTransaction<K extends JobKind>(kind: K, handler: TransactionalJobHandler<K>): void {
-    this.add(kind, { inTransaction: true, run: handler as TransactionalJobHandler<JobKind> });
+  registerInTransaction<K extends JobKind>(
+    kind: K,
+    handler: TransactionalJobHandler<K>,
+    together?: GroupPreparer<K>,
+  ): void {
+    const run = handler as TransactionalJobHandler<JobKind>;
+    this.add(kind, { inTransaction: true, run, together: together as GroupPreparer<JobKind> | undefined });
   }
 
   /**
@@ -330,13 +341,14 @@ export class JobWorker {
       try {
         // Scopes first: on SQLite a lookup inside the transaction would wait behind the group commit it is in.
         const scopes = await Promise.all(group.map(scopeOf));
+        const payloads = group.map((job) => JSON.parse(job.payload) as JobPayloads[JobKind]);
         const answers = await this.store.tx(async (trx) => {
+          await this.prepareGroup(trx, group, payloads);
           const said: (void | RunAgainAt)[] = [];
           for (const [i, job] of group.entries()) {
             const handler = this.handlers.get(job.kind);
             if (!handler?.inTransaction) throw new Error(`job ${job.id} is not a database-only job`);
-            const payload = JSON.parse(job.payload) as JobPayloads[JobKind];
-            said.push(await handler.run(trx, payload, job, scopes[i]!));
+            said.push(await handler.run(trx, payloads[i]!, job, scopes[i]!));
           }
           const now = this.clock.nowMs();
           let ours = await completeJobs(
@@ -359,6 +371,20 @@ export class JobWorker {
     }
     const outages = await Promise.all(group.map((job) => this.runJob(job, scopeOf(job))));
     return outages.filter((outage) => outage !== undefined);
+  }
+
+  /** Each kind's preparer, once, with the payloads of the group's jobs of that kind. */
+  private async prepareGroup(trx: Tx, group: Job[], payloads: JobPayloads[JobKind][]): Promise<void> {
+    const byKind = new Map<string, JobPayloads[JobKind][]>();
+    for (const [i, job] of group.entries()) {
+      const ofKind = byKind.get(job.kind);
+      if (ofKind) ofKind.push(payloads[i]!);
+      else byKind.set(job.kind, [payloads[i]!]);
+    }
+    for (const [kind, ofKind] of byKind) {
+      const handler = this.handlers.get(kind);
+      if (handler?.inTransaction && handler.together && ofKind.length > 1) await handler.together(trx, ofKind);
+    }
   }
 
   /** Runs one claimed job; answers the error when the database went away before the job's outcome was written. */

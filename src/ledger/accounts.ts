@@ -19,8 +19,16 @@ const SYSTEM_NAMESPACE = '6f1c1f7e-2d0b-4b8e-9a52-6c1f0a4d2b10';
  * They carry no stored balance (see LedgerAccountsTable.balance), which is how we tell them apart.
  */
 export function systemAccountId(scope: Scope, kind: SystemAccountKind, currency: string): string {
-  return `SystemAccount:${uuidv5(`${scope.platformId}/${scope.environment}/${kind}/${currency}`, SYSTEM_NAMESPACE)}`;
+  const name = `${scope.platformId}/${scope.environment}/${kind}/${currency}`;
+  let id = systemAccountIds.get(name);
+  if (id === undefined) {
+    // A SHA-1 per posting otherwise; bounded, since platforms come and go.
+    if (systemAccountIds.size >= 10_000) systemAccountIds.clear();
+    systemAccountIds.set(name, (id = `SystemAccount:${uuidv5(name, SYSTEM_NAMESPACE)}`));
+  }
+  return id;
 }
+const systemAccountIds = new Map<string, string>();
 
 export function tracksBalance(accountId: string): boolean {
   return accountId.startsWith('InternalAccount:');

@@ -1,7 +1,8 @@
-import { AppError } from '../domain/errors.ts';
+import { insufficientBalance } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Tx } from '../store/db.ts';
 import { isPostgres } from '../store/dialect.ts';
+import { deferLedgerEntry } from '../store/deferred-writes.ts';
 import type { Scope } from '../context.ts';
 import { tracksBalance } from './accounts.ts';
 
@@ -28,20 +29,18 @@ export function isBalanced(postings: readonly Posting[]): boolean {
 /** A balance move that matched no row: a debit the balance cannot cover, or an account that is not there. */
 function checkMoved(p: Posting, updatedRows: bigint): void {
   if (updatedRows === 1n) return;
-  if (p.amount < 0n) {
-    throw new AppError('INSUFFICIENT_BALANCE', `Account ${p.accountId} has insufficient balance`, {
-      accountId: p.accountId,
-    });
-  }
+  if (p.amount < 0n) throw insufficientBalance(p.accountId);
   throw new Error(`ledger account ${p.accountId} (${p.currency}) does not exist`);
 }
 
 /**
  * Writes one journal entry and moves the stored balances it touches, inside the caller's transaction.
- * A debit that would take an internal account below zero matches no row of the conditional update, and
- * the whole transaction is abandoned with INSUFFICIENT_BALANCE: the database decides, not a read made
- * earlier in JavaScript. Balances are updated in account-id order so that two entries touching the same
- * accounts always lock them in the same order and cannot deadlock.
+ * A debit that would take an internal account below zero is refused by the database, not by a read made
+ * earlier in JavaScript, and the whole transaction is abandoned with INSUFFICIENT_BALANCE: on SQLite it
+ * matches no row of the conditional update; on PostgreSQL the entry rides in the transaction's last
+ * statement (store/deferred-writes.ts) and the CHECK on the balance fails it. Balances are updated in
+ * account-id order so that two entries touching the same accounts always lock them in the same order and
+ * cannot deadlock.
  */
 export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput, nowMs: number): Promise<string> {
   if (entry.postings.length < 2) throw new Error(`journal entry ${entry.kind} needs at least two postings`);
@@ -65,32 +64,21 @@ export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput,
     currency: p.currency,
     amount: p.amount,
   }));
-  const balanceMoves = entry.postings
-    .filter((p) => tracksBalance(p.accountId))
-    .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  let pending = balanceMoves;
+  const balanceMoves = entry.postings.filter((p) => tracksBalance(p.accountId));
   if (isPostgres(trx)) {
-    // One round trip on PostgreSQL: the entry, its postings and the first balance move in one statement
-    // (the postings' foreign key is checked at its end, when the entry is there).
-    const [first, ...rest] = balanceMoves;
-    const withEntry = trx.with('entry', (db) => db.insertInto('journal_entries').values(header));
-    if (first) {
-      const result = await withEntry
-        .with('lines', (db) => db.insertInto('postings').values(lines))
-        .updateTable('ledger_accounts')
-        .set((eb) => ({ balance: eb('balance', '+', first.amount), updated_at: now }))
-        .where('id', '=', first.accountId)
-        .where('currency', '=', first.currency)
-        .where((eb) => eb(eb('balance', '+', first.amount), '>=', 0n))
-        .executeTakeFirst();
-      checkMoved(first, result.numUpdatedRows);
-      pending = rest;
-    } else await withEntry.insertInto('postings').values(lines).execute();
-  } else {
-    await trx.insertInto('journal_entries').values(header).execute();
-    await trx.insertInto('postings').values(lines).execute();
+    // With the transaction's other rows, in its last statement (store/deferred-writes.ts, which orders them).
+    await deferLedgerEntry(
+      trx,
+      header,
+      lines,
+      balanceMoves.map((p) => ({ ...p, atMs: now })),
+    );
+    return id;
   }
-  for (const p of pending) {
+  balanceMoves.sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+  await trx.insertInto('journal_entries').values(header).execute();
+  await trx.insertInto('postings').values(lines).execute();
+  for (const p of balanceMoves) {
     const result = await trx
       .updateTable('ledger_accounts')
       .set((eb) => ({ balance: eb('balance', '+', p.amount), updated_at: now }))

@@ -122,34 +122,27 @@ export function makeInternalAccountService(ctx: Ctx) {
           value: amount,
         });
       }
-      return ctx.store.tx(async (trx) => {
+      await ctx.store.tx(async (trx) => {
         const row = await scopedInternalAccounts(trx, scope).selectAll().where('id', '=', accountId).executeTakeFirst();
         if (!row) throw notFound('Internal account', accountId);
-        const now = scopeNowMs(ctx, scope);
+        const postings = [
+          {
+            accountId: systemAccountId(scope, 'SETTLEMENT', row.currency),
+            currency: row.currency,
+            amount: -BigInt(amount),
+          },
+          { accountId, currency: row.currency, amount: BigInt(amount) },
+        ];
         await postEntry(
           trx,
           scope,
-          {
-            kind: 'SANDBOX_FUNDING',
-            reference: accountId,
-            postings: [
-              {
-                accountId: systemAccountId(scope, 'SETTLEMENT', row.currency),
-                currency: row.currency,
-                amount: -BigInt(amount),
-              },
-              { accountId, currency: row.currency, amount: BigInt(amount) },
-            ],
-          },
-          now,
+          { kind: 'SANDBOX_FUNDING', reference: accountId, postings },
+          scopeNowMs(ctx, scope),
         );
-        const updated = await trx
-          .selectFrom('ledger_accounts')
-          .selectAll()
-          .where('id', '=', accountId)
-          .executeTakeFirstOrThrow();
-        return toInternalAccount(updated);
       });
+      // Read once the entry is written: on PostgreSQL it is written with the transaction's last statement.
+      const updated = ctx.store.db.selectFrom('ledger_accounts').selectAll().where('id', '=', accountId);
+      return toInternalAccount(await updated.executeTakeFirstOrThrow());
     },
   };
 }

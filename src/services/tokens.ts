@@ -94,10 +94,25 @@ function scoped(deps: TokenDeps, scope: Scope) {
  */
 async function authenticate(deps: TokenDeps, username: string, secret: string): Promise<Principal> {
   const { ctx } = deps;
-  const { db } = ctx.store;
-  const unauthorized = new AppError('UNAUTHORIZED', 'Invalid API credentials');
   const id = hasPrefix(username, 'Token') ? username : `Token:${username}`;
-  const row = await db
+  const row = await lookUp(deps, id);
+  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
+  const given = Buffer.from(hashSecret(ctx.dataKey, secret), 'hex');
+  const matches = timingSafeEqual(expected, given);
+  // Built only when thrown: an error captures a stack, a cost every request would otherwise pay.
+  if (!row || !matches || row.revoked_at !== null) throw new AppError('UNAUTHORIZED', 'Invalid API credentials');
+  return {
+    tokenId: row.id,
+    platformId: row.platform_id,
+    environment: row.environment,
+    clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
+    hasWebhookEndpoint: row.webhook_endpoint !== null,
+    permissions: new Set(row.permissions.split(',') as Permission[]),
+  };
+}
+
+function readToken(db: Db, id: string) {
+  return db
     .selectFrom('api_tokens')
     .leftJoin('platform_configs', (j) =>
       j
@@ -108,18 +123,21 @@ async function authenticate(deps: TokenDeps, username: string, secret: string): 
     .select(['platform_configs.clock_offset_ms', 'platform_configs.webhook_endpoint'])
     .where('api_tokens.id', '=', id)
     .executeTakeFirst();
-  const expected = Buffer.from(row?.secret_hash ?? '0'.repeat(64), 'hex');
-  const given = Buffer.from(hashSecret(ctx.dataKey, secret), 'hex');
-  const matches = timingSafeEqual(expected, given);
-  if (!row || !matches || row.revoked_at !== null) throw unauthorized;
-  return {
-    tokenId: row.id,
-    platformId: row.platform_id,
-    environment: row.environment,
-    clockOffsetMs: Number(row.clock_offset_ms ?? 0n),
-    hasWebhookEndpoint: row.webhook_endpoint !== null,
-    permissions: new Set(row.permissions.split(',') as Permission[]),
-  };
+}
+
+/**
+ * The token's row and its platform's settings, read for every request: nothing is cached, so a revoked
+ * token or a changed setting is seen at once by every process. Requests that arrive while a lookup of the
+ * same token is on its way share it (a busy client's requests come in bursts, and each lookup is a round
+ * trip on PostgreSQL): no request is answered on a read sent more than that one round trip before it came.
+ */
+function lookUp(deps: TokenDeps, id: string): ReturnType<typeof readToken> {
+  let lookup = deps.inFlight.get(id);
+  if (!lookup) {
+    lookup = readToken(deps.ctx.store.db, id).finally(() => deps.inFlight.delete(id));
+    deps.inFlight.set(id, lookup);
+  }
+  return lookup;
 }
 
 function create(deps: TokenDeps, scope: Scope, name: string, permissions: readonly Permission[]) {
@@ -214,10 +232,12 @@ export async function revokeTokenById(ctx: Ctx, tokenId: string): Promise<Operat
 
 interface TokenDeps {
   ctx: Ctx;
+  /** Token lookups on their way, by token id (see lookUp). */
+  inFlight: Map<string, ReturnType<typeof readToken>>;
 }
 
 export function makeTokenService(ctx: Ctx) {
-  const deps: TokenDeps = { ctx };
+  const deps: TokenDeps = { ctx, inFlight: new Map() };
   return {
     authenticate: bindDeps(deps, authenticate),
     create: bindDeps(deps, create),

@@ -8,7 +8,6 @@ import {
   CompiledQuery,
   Kysely,
   Migrator,
-  PostgresDialect,
   SqliteAdapter,
   SqliteDialect,
   type DialectAdapter,
@@ -19,7 +18,8 @@ import {
 } from 'kysely';
 import type { Database, Db, Tx } from './schema.ts';
 import { migrations } from './migrations/index.ts';
-import { withDeferredInserts } from './deferred-inserts.ts';
+import { withDeferredWrites } from './deferred-writes.ts';
+import { LazyBeginPostgresDialect } from './pg-lazy-begin.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 export type { Db, Tx } from './schema.ts';
@@ -188,13 +188,20 @@ class CachingSqliteDialect extends SqliteDialect {
  * by a hash of its text) instead of having the server parse and plan it on every call. The service runs
  * a few hundred distinct statements, so on a busy server this saves most of PostgreSQL's per-query CPU.
  */
+const statementNames = new Map<string, string>();
+
 class PreparingClient extends pg.Client {
   // pg.Client.query has a dozen overloads; this one forwards whatever it gets, so it calls the base method
   // through Reflect rather than pick an overload.
   override query(config: unknown, values?: unknown, callback?: unknown): any {
     const base = super.query;
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = `k${createHash('sha1').update(config).digest('base64url')}`;
+      let name = statementNames.get(config);
+      if (name === undefined) {
+        // Bounded: statements built from dynamic filters could otherwise grow it without end.
+        if (statementNames.size >= 2000) statementNames.clear();
+        statementNames.set(config, (name = `k${createHash('sha1').update(config).digest('base64url')}`));
+      }
       return Reflect.apply(base, this, [{ name, text: config, values }, callback]);
     }
     return Reflect.apply(base, this, [config, values, callback]);
@@ -250,7 +257,7 @@ export function openStore(options: StoreOptions): Store {
       client.on('end', () => open.delete(client));
       client.on('error', () => open.delete(client));
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new LazyBeginPostgresDialect({ pool }) });
     // Not a spread of makeStore's object: that would read its `db` getter once and lose the ambient
     // transaction (reads inside an idempotent request would not see what that request wrote).
     const store = makeStore(db, 'postgres');
@@ -372,7 +379,7 @@ function makeStore(db: Db, engine: Engine, tx: Store['tx'] = retrying(db, engine
     engine,
     tx: (fn) => {
       const outer = joinable();
-      const work = (trx: Tx) => withDeferredInserts(trx, fn);
+      const work = (trx: Tx) => withDeferredWrites(trx, fn);
       return outer ? joinAmbient(outer, work) : tx(work);
     },
     async ping() {

@@ -2,7 +2,7 @@ import { newId } from '../domain/ids.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import type { DeliverPayload } from '../jobs/kinds.ts';
 import type { Tx } from '../store/db.ts';
-import { deferInsert } from '../store/deferred-inserts.ts';
+import { deferInsert } from '../store/deferred-writes.ts';
 import type { Scope } from '../context.ts';
 
 export interface EventInput {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { onStatement, recordStatements } from '../helpers/statements.ts';
 
 describe('authentication and isolation', () => {
   let server: TestServer;
@@ -72,6 +73,23 @@ describe('authentication and isolation', () => {
     assertUnauthorized(await client(server.baseUrl, creds).get('/customers'));
     assert.equal((await a.api.get(`/tokens/${created.body.id}`)).status, 404);
     assert.equal((await a.api.delete(`/tokens/${created.body.id}`)).status, 404);
+  });
+
+  it('shares one token lookup among requests that arrive together; each secret is still checked', async () => {
+    const statements = recordStatements();
+    const wrong = client(server.baseUrl, { tokenId: a.sandbox.tokenId, clientSecret: 'not-the-secret' });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? wrong : a.api).get('/customers?limit=1')),
+    );
+    const lookups = statements.take().filter((s) => /from "api_tokens"/.test(s));
+    onStatement(undefined);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? 401 : 200)),
+    );
+    // On SQLite a lookup is over before the next request is read: there is nothing to share.
+    if (engine === 'postgres')
+      assert.ok(lookups.length >= 1 && lookups.length < 40, `${lookups.length} lookups for 40 requests`);
   });
 
   it('enforces permissions', async () => {

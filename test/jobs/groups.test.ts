@@ -37,12 +37,17 @@ describe('database-only jobs run in groups', () => {
 
   const statusOf = async (id: string) => (await p.api.get(`/transactions/${id}`)).body.status;
 
-  it('marks a group of rail steps done in one statement', async () => {
+  it('reads (on PostgreSQL, locks) a group of payments in one statement, marks its jobs done in one', async () => {
     const ids = await transfers(5);
     const statements = recordStatements();
     await server.app.services.worker.drain();
-    const done = statements.takeWithValues().filter((s) => /^update "jobs"/i.test(s.text) && s.values.includes('done'));
+    const sent = statements.takeWithValues();
+    const done = sent.filter((s) => /^update "jobs"/i.test(s.text) && s.values.includes('done'));
     assert.equal(done.length, 1, `one UPDATE marks the five jobs done:\n${done.map((s) => s.text).join('\n')}`);
+    const reads = sent.filter((s) => /^select .* from "transactions"/i.test(s.text));
+    assert.equal(reads.length, 1, `one SELECT of the five payments:\n${reads.map((s) => s.text).join('\n')}`);
+    const byId = (a: unknown, b: unknown) => String(a).localeCompare(String(b));
+    assert.deepEqual([...reads[0]!.values].sort(byId), [...ids].sort(byId));
     for (const id of ids) assert.equal(await statusOf(id), 'COMPLETED', `${id} settled`);
   });
 

@@ -34,6 +34,19 @@ describe('statements on the money path', () => {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const request = statements.take();
+    if (engine === 'postgres') {
+      // Two reads (the accounts), then every row in one statement that commits by itself: no BEGIN, no
+      // COMMIT, and a request authenticated before any of it.
+      const changes = request.filter((s) => !/^select /i.test(s));
+      assert.equal(
+        changes.length,
+        1,
+        `one statement writes the payment, its ledger entry, event and jobs:\n${request.join('\n')}`,
+      );
+      assert.match(changes[0]!, /update "ledger_accounts"/i, 'the balance moves in it');
+      assert.match(changes[0]!, /insert into "transactions"/i, 'the payment is written in it');
+      assert.match(changes[0]!, /insert into "postings"/i, 'the postings are written in it');
+    }
     // The PENDING event, its delivery job and the rail step's job.
     if (engine === 'postgres') {
       assert.equal(

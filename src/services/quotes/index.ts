@@ -3,6 +3,7 @@
 import { invalidInput } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
+import { deferInsert } from '../../store/deferred-writes.ts';
 import type { JobWorker } from '../../jobs/worker.ts';
 import type { Page, PageRequest } from '../../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../../context.ts';
@@ -89,10 +90,7 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
     const priced = priceQuote(terms, deps.rates.pair(scope, source.currency, destination.currency));
     const payment = newTransaction(scope, nowMs, transactionDraft(priced, railOutcome(scope, destination.outcome)));
     await insertTransaction(trx, scope, payment);
-    await trx
-      .insertInto('quotes')
-      .values(quoteRow(scope, priced, payment.id))
-      .execute();
+    await deferInsert(trx, 'quotes', quoteRow(scope, priced, payment.id));
     await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs);
   });
   if (input.immediatelyExecute) return executeQuote(deps, scope, quoteId);

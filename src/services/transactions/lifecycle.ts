@@ -19,6 +19,7 @@ import { fundInFlight, type Movement, pullIn, refund, returnSettled, settle } fr
 import { type Posting, postEntry } from '../../ledger/journal.ts';
 import type { Outcome } from '../../rails/sandbox-outcomes.ts';
 import type { Tx } from '../../store/db.ts';
+import { deferInsert } from '../../store/deferred-writes.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
 import { recordEvent, recordEventForDelivery } from '../../webhooks/events.ts';
 import { type Ctx, type Scope, scopeNowMs, wallNowMs } from '../../context.ts';
@@ -144,7 +145,7 @@ export function newTransaction(scope: Scope, nowMs: number, draft: TransactionDr
 
 /** Records a new transaction and its creation event in the caller's transaction. */
 export async function insertTransaction(trx: Tx, scope: Scope, payment: TransactionsTable): Promise<void> {
-  await trx.insertInto('transactions').values(payment).execute();
+  await deferInsert(trx, 'transactions', payment);
   await recordEvent(trx, scope, creationEvent(payment), Number(payment.created_at));
 }
 
@@ -153,7 +154,7 @@ export async function insertTransaction(trx: Tx, scope: Scope, payment: Transact
  * on the answer (the incoming-payment approval request): returns the delivery job's id.
  */
 export async function insertTransactionForDelivery(trx: Tx, scope: Scope, payment: TransactionsTable): Promise<string> {
-  await trx.insertInto('transactions').values(payment).execute();
+  await deferInsert(trx, 'transactions', payment);
   return (await recordEventForDelivery(trx, scope, creationEvent(payment), Number(payment.created_at))).jobId;
 }
 

@@ -104,6 +104,19 @@ export async function listTransactions(
   return mapPage(await keysetPage<TransactionsTable>(q, 'transactions', page), toTransaction);
 }
 
+/** Rows lockTogether read for a transaction and no loadForUpdate has taken yet. */
+const lockedAhead = new WeakMap<Tx, Map<string, TransactionsTable>>();
+
+/**
+ * Locks several payments with one statement, in id order (so that two such groups cannot deadlock), for
+ * the loadForUpdate calls that follow in the same transaction: each takes its row from here once.
+ */
+export async function lockTogether(trx: Tx, engine: 'sqlite' | 'postgres', ids: string[]): Promise<void> {
+  let q = trx.selectFrom('transactions').selectAll().where('id', 'in', ids).orderBy('id');
+  if (engine === 'postgres') q = q.forUpdate();
+  lockedAhead.set(trx, new Map((await q.execute()).map((row) => [row.id, row])));
+}
+
 /** The row, locked for the rest of the caller's transaction on PostgreSQL (SQLite's write lock already is). */
 export async function loadForUpdate(
   trx: Tx,
@@ -111,8 +124,14 @@ export async function loadForUpdate(
   scope: Scope,
   id: string,
 ): Promise<TransactionsTable | undefined> {
-  let q = trx.selectFrom('transactions').selectAll().where('id', '=', id);
-  if (engine === 'postgres') q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  // Taken once: after it, this transaction may have changed the row.
+  const ahead = lockedAhead.get(trx);
+  let row = ahead?.get(id);
+  if (row) ahead!.delete(id);
+  else {
+    let q = trx.selectFrom('transactions').selectAll().where('id', '=', id);
+    if (engine === 'postgres') q = q.forUpdate();
+    row = await q.executeTakeFirst();
+  }
   return row && inScope(row, scope) ? row : undefined;
 }
