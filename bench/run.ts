@@ -14,6 +14,7 @@
  *   npm run bench                                       # defaults: 5 s rounds, 32 clients
  *   BENCH_SECONDS=10 BENCH_CONCURRENCY=64 npm run bench
  *   BENCH_SERVER=sources npm run bench                  # the sources through tsx instead of the build
+ *   BENCH_PROCESSES=2 npm run bench                     # PostgreSQL served by two processes
  *
  * The server is started as an installation runs it: `payouts serve` from the build (dist/, which `npm run
  * bench` makes first) on plain Node. With BENCH_SERVER=sources it runs the TypeScript through tsx, as `npm
@@ -47,6 +48,8 @@ const SERVER_COMMAND =
   process.env.BENCH_SERVER === 'sources' ? undefined : [process.execPath, 'bin/payouts.mjs', 'serve'];
 const DRAIN_LIMIT_S = Number(process.env.BENCH_DRAIN_LIMIT_SECONDS ?? 120);
 const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: the server's connections, and the ceiling's
+/** Server processes on PostgreSQL, all on one database, the load spread over them (SQLite has one writer). */
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 1);
 
 interface Round {
   baseline: Result;
@@ -185,7 +188,7 @@ async function webhookDrain(
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
-function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhooks, rssMb: number): void {
+function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhooks, rssMb: number[]): void {
   const accepted = mean(rs.map((r) => r.server.perSecond));
   // Full lifecycle: accepted payments over the load time plus the time their settlement took after it.
   const lifecycles = mean(rs.map((r) => r.server.ops / (r.server.seconds + r.drainS)));
@@ -197,7 +200,8 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
   const first = rs[0]!;
   const third = rs[rs.length - 1]!;
   const lines = [
-    `\n${label}  (${CONCURRENCY} clients, ${ROUNDS} rounds of ${SECONDS} s, interleaved)`,
+    `\n${label}  (${CONCURRENCY} clients, ${ROUNDS} rounds of ${SECONDS} s, interleaved` +
+      `${rssMb.length > 1 ? `, ${rssMb.length} server processes` : ''})`,
     `  one lifecycle writes   ${describeLifecycle(lifecycle).join('  |  ')}`,
     `  RATIO transfer-out accepted / stateless baseline     ${x(ratio(accepted, base))}`,
     `  RATIO transfer-out full lifecycle / stateless        ${x(ratio(lifecycles, base))}`,
@@ -215,7 +219,7 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
     `  webhook drain   ${hooks.events} events, ${hooks.perSecond.toFixed(0)}/s, event → receiver p50 ` +
       `${hooks.p50.toFixed(0)} ms p99 ${hooks.p99.toFixed(0)} ms` +
       (hooks.missing ? `, ${hooks.missing} NOT RECEIVED` : ''),
-    `  server peak RSS ${rssMb.toFixed(0)} MB   (failed requests: ${errors})`,
+    `  server peak RSS ${rssMb.map((mb) => mb.toFixed(0)).join(' + ')} MB   (failed requests: ${errors})`,
     `  absolute, this machine now: server ${accepted.toFixed(0)}/s accepted, baseline ${base.toFixed(0)}/s, ` +
       `ceiling ${ceiling.toFixed(0)} lifecycles/s`,
   );
@@ -223,7 +227,7 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
 }
 
 /** The platforms, the captured lifecycle and the ceiling's own database, all made before any load. */
-async function prepare(engine: Engine, ceilingEngine: Engine, receiver: Receiver) {
+async function prepare(engine: Engine, ceilingEngine: Engine, receiver: Receiver, processes: number) {
   const setup = await open(engine);
   const sample = await makePlatform(setup.services, 'sample', 1);
   const lifecycle = await captureLifecycle(setup.store, setup.services, sample.scope, sample.payers[0]!);
@@ -241,7 +245,7 @@ async function prepare(engine: Engine, ceilingEngine: Engine, receiver: Receiver
   );
   await ceilingSetup.store.close();
   const ceiling = ceilingEngine.env.DATABASE_URL
-    ? pgCeiling(ceilingEngine.env.DATABASE_URL, ceilingLifecycle, POOL_SIZE)
+    ? pgCeiling(ceilingEngine.env.DATABASE_URL, ceilingLifecycle, POOL_SIZE * processes)
     : sqliteCeiling(ceilingEngine.env.DATA_DIR!, ceilingLifecycle);
   return { main, hooks, lifecycle, ceiling, ceilingPlatform };
 }
@@ -250,29 +254,39 @@ async function benchEngine(label: Engine['label']): Promise<void> {
   const engine = await freshEngine(label, 'run');
   const ceilingEngine = await freshEngine(label, 'ceiling');
   const receiver = await startReceiver();
-  let server: ServerProcess | undefined;
+  const servers: ServerProcess[] = [];
   let stateless: ServerProcess | undefined;
+  const processes = label === 'PostgreSQL' ? PROCESSES : 1;
   try {
-    const { main, hooks, lifecycle, ceiling, ceilingPlatform } = await prepare(engine, ceilingEngine, receiver);
+    const prepared = await prepare(engine, ceilingEngine, receiver, processes);
+    const { main, hooks, lifecycle, ceiling, ceilingPlatform } = prepared;
     stops.push(() => ceiling.close());
     const serverOptions = SERVER_COMMAND ? { command: SERVER_COMMAND } : {};
-    server = await spawnServer({ ...engine.env, JOB_POLL_MS: '50' }, undefined, serverOptions);
+    for (let n = 0; n < processes; n++)
+      servers.push(await spawnServer({ ...engine.env, JOB_POLL_MS: '50' }, undefined, serverOptions));
+    const urls = servers.map((s) => s.baseUrl);
     stateless = await spawnServer({}, 60_000, {
       command: [process.execPath, '--import', 'tsx', 'bench/stateless-server.ts'],
     });
     const monitor = await open(engine);
     stops.push(() => monitor.store.close());
-    const serverTarget = target(server.baseUrl, CONCURRENCY, main.auth);
+    const serverTarget = target(urls, CONCURRENCY, main.auth);
     const baseTarget = target(stateless.baseUrl, CONCURRENCY);
     const prism = await startPrism();
     const rs = await rounds(serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
-    const hookTarget = target(server.baseUrl, CONCURRENCY, hooks.auth);
+    const hookTarget = target(urls, CONCURRENCY, hooks.auth);
     const webhooks = await webhookDrain(hookTarget, hooks, receiver, monitor);
-    report(label, lifecycle, rs, webhooks, peakRssMb(server.pid));
+    report(
+      label,
+      lifecycle,
+      rs,
+      webhooks,
+      servers.map((s) => peakRssMb(s.pid)),
+    );
     for (const t of [serverTarget, baseTarget, hookTarget, ...(prism ? [prism] : [])]) await t.pool.close();
   } finally {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
-    await server?.stop();
+    for (const s of servers) await s.stop();
     await stateless?.stop();
     await receiver.close();
     await engine.drop();

@@ -4,18 +4,22 @@
  * client's own cost cancels out of the ratios.
  */
 import { readFileSync } from 'node:fs';
-import { Pool } from 'undici';
+import { BalancedPool, Pool } from 'undici';
 
 export const MAX_REQUESTS = 500_000;
 
 export interface Target {
-  pool: Pool;
+  pool: Pool | BalancedPool;
   prefix: string;
   auth?: string | undefined;
 }
 
-export function target(baseUrl: string, connections: number, auth?: string, prefix = '/2025-10-13'): Target {
-  return { pool: new Pool(baseUrl, { connections, pipelining: 1 }), prefix, auth };
+/** One server, or several processes of one service (BENCH_PROCESSES), the load spread over them. */
+export function target(baseUrl: string | string[], connections: number, auth?: string, prefix = '/2025-10-13'): Target {
+  const options = { connections, pipelining: 1 };
+  const urls = [baseUrl].flat();
+  const pool = urls.length === 1 ? new Pool(urls[0]!, options) : new BalancedPool(urls, options);
+  return { pool, prefix, auth };
 }
 
 export async function call(t: Target, method: 'GET' | 'POST', path: string, body?: unknown) {

@@ -35,7 +35,7 @@ import { checkDueLedgers, LEDGER_CHECK_PASS_EVERY_MS } from '../ledger/checks.ts
 /** How often each worker process purges expired idempotency keys. */
 const IDEMPOTENCY_PURGE_EVERY_MS = 15 * 60_000;
 /** A done job is kept an hour (to look at a job that just ran; nothing reads it), a failed one FAILED_JOB_TTL_HOURS. */
-const DONE_JOB_KEEP_MS = 3_600_000;
+export const DONE_JOB_KEEP_MS = 3_600_000;
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
 export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
