@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.ts';
 import type { Db, Store, Tx } from '../store/db.ts';
-import { deferInsert } from '../store/deferred-writes.ts';
+import { deferInsert, deferUpdate } from '../store/deferred-writes.ts';
 import type { JobsTable } from '../store/schema.ts';
 import type { Scope } from '../context.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
@@ -102,13 +102,24 @@ export async function claimJobs(
  */
 export async function completeJobs(db: Db | Tx, jobs: readonly Job[], realNowMs: number): Promise<boolean> {
   if (jobs.length === 0) return true;
-  const result = await db
+  const result = await completion(db, jobs, realNowMs).executeTakeFirst();
+  return result.numUpdatedRows === BigInt(jobs.length);
+}
+
+/**
+ * completeJobs for a handler that ends its own job in its transaction and has nothing to decide on whether
+ * the claim still stood: the UPDATE rides in the transaction's last statement (store/deferred-writes.ts).
+ */
+export function completeJobLater(trx: Tx, job: Job, realNowMs: number): Promise<void> {
+  return deferUpdate(trx, { key: `jobs ${job.id}`, build: (db) => completion(db, [job], realNowMs) });
+}
+
+function completion(db: Pick<Db, 'updateTable'>, jobs: readonly Job[], realNowMs: number) {
+  return db
     .updateTable('jobs')
     .set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) })
     .where('status', '=', 'running')
-    .where((eb) => eb.or(jobs.map((job) => eb.and([eb('id', '=', job.id), eb('attempts', '=', job.attempts)]))))
-    .executeTakeFirst();
-  return result.numUpdatedRows === BigInt(jobs.length);
+    .where((eb) => eb.or(jobs.map((job) => eb.and([eb('id', '=', job.id), eb('attempts', '=', job.attempts)]))));
 }
 
 /**

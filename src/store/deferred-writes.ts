@@ -1,17 +1,25 @@
 // Rows that nothing reads back inside the transaction that writes them (a new payment, its events, the jobs
-// that deliver or follow up on a change and, on PostgreSQL, ledger entries and the balances they move) are
-// held until the transaction's work is done and then written together: one statement on PostgreSQL
+// that deliver or follow up on a change, a webhook attempt's record and, on PostgreSQL, ledger entries and the
+// balances they move), and updates whose outcome nothing waits for (the end of a job), are held until the
+// transaction's work is done and then written together: one statement on PostgreSQL
 // (data-modifying WITH), one multi-row INSERT per table on SQLite. They still commit with the change they
 // belong to, or not at all. Every store.tx opens a buffer (see db.ts); a caller outside one writes at once.
 // On PostgreSQL that statement is the transaction's last: when the transaction wrote nothing before it, it
 // runs without BEGIN and COMMIT (store/pg-lazy-begin.ts).
-import { type QueryCreator, sql } from 'kysely';
+import { type QueryCreator, sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import { insufficientBalance } from '../domain/errors.ts';
 import type { Database, Tx } from './schema.ts';
 import { isPostgres } from './dialect.ts';
 import { asLastStatement } from './pg-lazy-begin.ts';
 
-export type DeferredTable = 'transactions' | 'quotes' | 'events' | 'jobs' | 'journal_entries' | 'postings';
+export type DeferredTable =
+  | 'transactions'
+  | 'quotes'
+  | 'events'
+  | 'jobs'
+  | 'journal_entries'
+  | 'postings'
+  | 'webhook_attempts';
 type Row = Database[DeferredTable];
 
 /** A change of a stored balance (ledger_accounts); the balance may not go below zero (a CHECK says so). */
@@ -22,7 +30,17 @@ export interface BalanceMove {
   atMs: bigint;
 }
 
-type Pending = { table: DeferredTable; row: Row } | { move: BalanceMove };
+/**
+ * An UPDATE whose count of changed rows nobody reads, of one row named by `key` (table and id): PostgreSQL
+ * applies only one of two updates of a row in one statement, so a second one of the same key is refused.
+ */
+export interface DeferredUpdate {
+  key: string;
+  // Of any table of the schema: the builder is only run, never read from.
+  build: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, any, any, UpdateResult>;
+}
+
+type Pending = { table: DeferredTable; row: Row } | { move: BalanceMove } | { update: DeferredUpdate };
 
 const buffers = new WeakMap<Tx, Pending[]>();
 
@@ -32,6 +50,11 @@ const SQLITE_ROWS_PER_INSERT = 200;
 /** Queues `row` for `table` in the caller's transaction; writes it at once when the caller opened none. */
 export function deferInsert<T extends DeferredTable>(trx: Tx, table: T, row: Database[T]): Promise<void> {
   return queue(trx, [{ table, row }]);
+}
+
+/** Queues an UPDATE in the caller's transaction (see DeferredUpdate); runs it at once when the caller opened none. */
+export function deferUpdate(trx: Tx, update: DeferredUpdate): Promise<void> {
+  return queue(trx, [{ update }]);
 }
 
 /** Into the caller's buffer, or written at once when the caller opened none. */
@@ -82,10 +105,17 @@ export async function withDeferredWrites<T>(trx: Tx, fn: (trx: Tx) => Promise<T>
   }
 }
 
-/** Rows by table, in the order each table was first queued, and the moves merged by account. */
-function gather(pending: Pending[]): { groups: [DeferredTable, Row[]][]; moves: BalanceMove[] } {
+interface Gathered {
+  groups: [DeferredTable, Row[]][];
+  moves: BalanceMove[];
+  updates: DeferredUpdate[];
+}
+
+/** Rows by table, in the order each table was first queued, the moves merged by account, and the updates. */
+function gather(pending: Pending[]): Gathered {
   const byTable = new Map<DeferredTable, Row[]>();
   const moves = new Map<string, BalanceMove>();
+  const updates = new Map<string, DeferredUpdate>();
   for (const item of pending) {
     if ('move' in item) {
       const key = `${item.move.accountId} ${item.move.currency}`;
@@ -94,13 +124,18 @@ function gather(pending: Pending[]): { groups: [DeferredTable, Row[]][]; moves: 
       moves.set(key, seen ? mergeMoves(seen, item.move) : item.move);
       continue;
     }
+    if ('update' in item) {
+      if (updates.has(item.update.key)) throw new Error(`${item.update.key} is updated twice in one transaction`);
+      updates.set(item.update.key, item.update);
+      continue;
+    }
     const rows = byTable.get(item.table);
     if (rows) rows.push(item.row);
     else byTable.set(item.table, [item.row]);
   }
   // Account-id order, as postEntry's: two statements moving the same balances lock them in the same order.
   const ordered = [...moves.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  return { groups: [...byTable], moves: ordered };
+  return { groups: [...byTable], moves: ordered, updates: [...updates.values()] };
 }
 
 function mergeMoves(a: BalanceMove, b: BalanceMove): BalanceMove {
@@ -109,19 +144,23 @@ function mergeMoves(a: BalanceMove, b: BalanceMove): BalanceMove {
 
 async function write(trx: Tx, pending: Pending[]): Promise<void> {
   if (pending.length === 0) return;
-  const { groups, moves } = gather(pending);
-  if (isPostgres(trx)) return writePostgres(trx, groups, moves);
-  if (moves.length > 0) throw new Error('balance moves are deferred on PostgreSQL only');
-  for (const [table, rows] of groups)
+  const gathered = gather(pending);
+  if (isPostgres(trx)) return writePostgres(trx, gathered);
+  if (gathered.moves.length > 0) throw new Error('balance moves are deferred on PostgreSQL only');
+  for (const [table, rows] of gathered.groups)
     for (let at = 0; at < rows.length; at += SQLITE_ROWS_PER_INSERT)
       await trx
         .insertInto(table)
         .values(rows.slice(at, at + SQLITE_ROWS_PER_INSERT) as never)
         .execute();
+  for (const update of gathered.updates) await update.build(trx).execute();
 }
 
-/** One statement: the balance moves, then every table's rows; foreign keys are checked at its end. */
-async function writePostgres(trx: Tx, groups: [DeferredTable, Row[]][], moves: BalanceMove[]): Promise<void> {
+/**
+ * One statement: the balance moves and the updates, then every table's rows; foreign keys are checked at
+ * its end. Its last part is the statement itself, the others ride in it as WITH queries.
+ */
+async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Promise<void> {
   let creator: QueryCreator<Database> = trx;
   const moveNames = new Map<string, string>();
   for (const [i, move] of moves.entries()) {
@@ -140,14 +179,17 @@ async function writePostgres(trx: Tx, groups: [DeferredTable, Row[]][], moves: B
     if (table !== 'postings' || moveNames.size === 0) return [table, rows];
     return [table, (rows as Database['postings'][]).map((line) => boundToMove(line, moveNames))];
   });
-  for (const [i, [table, rows]] of tables.slice(0, -1).entries())
-    creator = creator.with(`deferred_${i}`, (db) => db.insertInto(table).values(rows as never)) as never;
-  const [table, rows] = tables[tables.length - 1]!;
+  const parts = [
+    ...updates.map((update) => (db: QueryCreator<Database>) => update.build(db)),
+    ...tables.map(
+      ([table, rows]) =>
+        (db: QueryCreator<Database>) =>
+          db.insertInto(table).values(rows as never),
+    ),
+  ];
+  for (const [i, part] of parts.slice(0, -1).entries()) creator = creator.with(`deferred_${i}`, part as never) as never;
   try {
-    await creator
-      .insertInto(table)
-      .values(rows as never)
-      .execute();
+    await parts[parts.length - 1]!(creator).execute();
   } catch (err) {
     throw balanceFloorError(err, moves) ?? err;
   }

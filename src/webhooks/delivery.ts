@@ -14,11 +14,12 @@ import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import type { WebhookAnswer } from '../domain/incoming-payments.ts';
 import { newId } from '../domain/ids.ts';
-import { completeJobs, renewLease, type Job } from '../jobs/queue.ts';
+import { completeJobLater, renewLease, type Job } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { getPlatformConfig } from '../platforms.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
+import { deferInsert, deferUpdate } from '../store/deferred-writes.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
@@ -161,14 +162,22 @@ async function send(
 
 /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
 async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<boolean> {
-  const result = await trx
+  const result = await settling(trx, event, run, state, atMs).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** settle, for a caller that does not need to know whether the run was still current: in the last statement. */
+function settleLater(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<void> {
+  return deferUpdate(trx, { key: `events ${event.id}`, build: (db) => settling(db, event, run, state, atMs) });
+}
+
+function settling(db: Pick<Db, 'updateTable'>, event: EventsTable, run: number, state: DeliveryState, atMs: number) {
+  return db
     .updateTable('events')
     .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
     .where('id', '=', event.id)
     .where('delivery_state', '=', 'PENDING')
-    .where('delivery_run', '=', BigInt(run))
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+    .where('delivery_run', '=', BigInt(run));
 }
 
 /** The event a delivery job acts on, with the platform's webhook settings as they are at the attempt. */
@@ -290,7 +299,7 @@ async function deliver(
     // The attempt, what follows from it and the end of this job commit together: one transaction.
     await ctx.store.tx(async (trx) => {
       await recordAttempt(deps, trx, record);
-      await completeJobs(trx, [job], realNow());
+      await completeJobLater(trx, job, realNow());
     });
   } catch (err) {
     // Another process recorded this very attempt (it cannot have sent it: the job was ours); keep theirs.
@@ -312,22 +321,19 @@ async function recordAttempt(deps: WebhookDeps, trx: Tx, attempt: AttemptRecord)
   const acknowledged = step.kind === 'DELIVERED';
   const error =
     result.error ?? (acknowledged ? null : result.status === null ? 'no answer' : `answered ${result.status}`);
-  await trx
-    .insertInto('webhook_attempts')
-    .values({
-      event_id: event.id,
-      run: BigInt(payload.run),
-      attempt: BigInt(payload.attempt),
-      url,
-      started_at: BigInt(result.sentAtMs),
-      status_code: result.status === null ? null : BigInt(result.status),
-      latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
-      error,
-      response_body: result.body,
-      request_headers: JSON.stringify(result.requestHeaders),
-      request_body: result.requestBody,
-    })
-    .execute();
+  await deferInsert(trx, 'webhook_attempts', {
+    event_id: event.id,
+    run: BigInt(payload.run),
+    attempt: BigInt(payload.attempt),
+    url,
+    started_at: BigInt(result.sentAtMs),
+    status_code: result.status === null ? null : BigInt(result.status),
+    latency_ms: BigInt(Math.max(0, Math.round(result.latencyMs))),
+    error,
+    response_body: result.body,
+    request_headers: JSON.stringify(result.requestHeaders),
+    request_body: result.requestBody,
+  });
   if (step.kind === 'RETRY') {
     const next = {
       eventId: event.id,
@@ -339,7 +345,7 @@ async function recordAttempt(deps: WebhookDeps, trx: Tx, attempt: AttemptRecord)
     await enqueueDelivery(trx, scope, next, realNow(), step.inMs);
     return;
   }
-  await settle(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', attempt.doneAtMs);
+  await settleLater(trx, event, payload.run, acknowledged ? 'DELIVERED' : 'FAILED', attempt.doneAtMs);
   const answer: WebhookAnswer =
     result.status === null
       ? { kind: 'NO_ANSWER', error: result.error ?? 'no answer' }

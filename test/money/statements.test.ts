@@ -23,10 +23,19 @@ describe('statements on the money path', () => {
   });
   after(() => server.close());
 
+  /**
+   * Starts a fresh record with nothing else due: the sandbox request log writes its entries on a timer, and a
+   * write that fell inside a window (as it did on a loaded machine) is not the money path's.
+   */
+  async function newWindow(): Promise<void> {
+    await server.app.services.sandboxRequests.flush();
+    statements.take();
+  }
+
   it('a transfer-out writes its events and jobs together, and its rail step writes the payment once', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    statements.take();
+    await newWindow();
     const res = await p.api.post('/transfer-out', {
       source: { accountId },
       destination: { accountId: destination },
@@ -66,7 +75,7 @@ describe('statements on the money path', () => {
       .where('kind', '=', 'transaction.process')
       .where('payload', 'like', `%${res.body.id}%`)
       .executeTakeFirstOrThrow();
-    statements.take();
+    await newWindow();
     assert.equal(await server.app.services.worker.runNow(job.id), true, 'the rail step ran');
     const railStep = statements.take();
     assert.equal(
@@ -89,5 +98,65 @@ describe('statements on the money path', () => {
       .where('payload', 'like', `%${res.body.id}%`)
       .execute();
     assert.equal(deliveries.length, 3, 'each of the three events has its delivery job');
+  });
+
+  it('a webhook attempt, what follows from it and the end of its job are written in one statement', async () => {
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
+    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+    const res = await p.api.post('/transfer-out', {
+      source: { accountId },
+      destination: { accountId: destination },
+      amount: 100,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const { db } = server.app.store;
+    const job = await db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', 'webhook.deliver')
+      .where('payload', 'like', `%${res.body.id}%`)
+      .executeTakeFirstOrThrow();
+    await newWindow();
+    // Nothing listens on port 9: the attempt fails, and the next one is queued.
+    assert.equal(await server.app.services.worker.runNow(job.id), true, 'the delivery ran');
+    const attempt = statements.take();
+    const record = attempt.filter((s) => /"webhook_attempts"/i.test(s) && !/^select /i.test(s));
+    assert.equal(record.length, 1, `one statement records the attempt:\n${attempt.join('\n')}`);
+    if (engine === 'postgres') {
+      assert.match(record[0]!, /insert into "jobs"/i, `the next attempt's job rides in it:\n${record[0]}`);
+      assert.match(record[0]!, /update "jobs"/i, `the end of this job rides in it:\n${record[0]}`);
+      // The claim is a transaction of its own; after it, the event's read and this one statement.
+      const afterClaim = attempt.slice(attempt.indexOf('commit') + 1);
+      assert.deepEqual(
+        afterClaim.map((s) => s.split(' ')[0]),
+        ['select', 'select', 'with'],
+        `it commits by itself:\n${attempt.join('\n')}`,
+      );
+    }
+    const done = await db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow();
+    assert.equal(done.status, 'done');
+    const tried = await db
+      .selectFrom('webhook_attempts')
+      .innerJoin('events', 'events.id', 'webhook_attempts.event_id')
+      .select(['webhook_attempts.event_id', 'webhook_attempts.attempt'])
+      .where('events.object_id', '=', res.body.id)
+      .execute();
+    assert.deepEqual(
+      tried.map((t) => t.attempt),
+      [1n],
+      'the attempt is recorded',
+    );
+    const next = await db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', 'webhook.deliver')
+      .where('status', '=', 'pending')
+      .where('payload', 'like', `%${tried[0]!.event_id}%`)
+      .execute();
+    assert.deepEqual(
+      next.map((j) => (JSON.parse(j.payload) as { attempt: number }).attempt),
+      [2],
+      'the next attempt is queued',
+    );
   });
 });
