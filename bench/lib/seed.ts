@@ -2,8 +2,9 @@
  * Seeds a database with N settled transfer-outs, fast, through the store's own Kysely database: the rows
  * are those one real lifecycle wrote (lifecycle-rows.ts captures them from the services), copied with new
  * ids, spread back in time, spread over the platform's payers. Each copy is written in its final state (the
- * transaction COMPLETED, its job done and, past the keeping time, purged), in batched multi-row inserts, and each payer's balance moves by the
- * sum of its copies' postings at the end, so the ledger's invariants hold as after N real payments.
+ * transaction COMPLETED, its job done and, past the keeping time, purged), in batched multi-row inserts,
+ * and each payer's balance moves by the sum of its copies' postings at the end, so the ledger's invariants
+ * hold as after N real payments.
  */
 import { sql } from 'kysely';
 import { DONE_JOB_KEEP_MS } from '../../src/services/index.ts';
