@@ -8,12 +8,13 @@ import { AppError } from './domain/errors.ts';
 import { describeStartupError } from './startup-errors.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
 import { BackupError } from './store/backup.ts';
+import { UnknownMigrationError } from './store/migrate.ts';
 import { VERSION } from './version.ts';
 
 /** The exit code and the line an operator reads for a command that threw. */
 function report(err: unknown, config: Config | undefined): number {
   if (err instanceof CommanderError) return exitCodeOf(err); // commander has printed the message and usage
-  const operatorInput = [AppError, DataDirBusyError, BackupError, ServerUnreachable, ApiRefused];
+  const operatorInput = [AppError, DataDirBusyError, BackupError, UnknownMigrationError, ServerUnreachable, ApiRefused];
   if (operatorInput.some((kind) => err instanceof kind)) {
     // A missing transaction or account, or one in the wrong state, is the operator's input, not a crash.
     process.stderr.write(`payouts: ${(err as Error).message}\n`);

@@ -7,17 +7,13 @@ import pg from 'pg';
 import {
   CompiledQuery,
   Kysely,
-  Migrator,
-  SqliteAdapter,
   SqliteDialect,
-  type DialectAdapter,
   sql,
   type DatabaseConnection,
   type Driver,
   type QueryResult,
 } from 'kysely';
 import type { Database, Db, Tx } from './schema.ts';
-import { migrations } from './migrations/index.ts';
 import { withDeferredWrites } from './deferred-writes.ts';
 import { LazyBeginPostgresDialect } from './pg-lazy-begin.ts';
 
@@ -159,27 +155,12 @@ class SqliteDriver implements Driver {
   }
 }
 
-/**
- * Kysely's SQLite adapter runs migrations outside a transaction, with no lock: two processes starting on one
- * new database (two servers, a server and `payouts migrate`) would both create the same tables. SQLite's DDL
- * is transactional, so saying so makes the migrator run in one transaction, which our driver begins with
- * `begin immediate`: the second process waits for the first to commit, then finds nothing left to do.
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
 class CachingSqliteDialect extends SqliteDialect {
   constructor(private readonly file: SqliteDatabase.Database) {
     super({ database: file });
   }
   override createDriver(): Driver {
     return new SqliteDriver(this.file);
-  }
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
   }
 }
 
@@ -389,16 +370,6 @@ function makeStore(db: Db, engine: Engine, tx: Store['tx'] = retrying(db, engine
       await db.destroy();
     },
   };
-}
-
-export async function migrate(store: Store): Promise<string[]> {
-  const migrator = new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => migrations },
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /** True when a database error is a unique-constraint violation, on either engine. */

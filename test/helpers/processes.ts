@@ -182,7 +182,10 @@ export async function spawnServer(
 /** A helper process a test needs running (a connection pooler), stopped like any other. */
 export interface Daemon {
   output(): string;
+  /** SIGTERM, then SIGKILL after the grace period. */
   stop(): Promise<void>;
+  /** How it ended: its exit code, or the signal that ended it (SIGKILL: it did not stop when asked); null while running. */
+  ended(): number | NodeJS.Signals | null;
 }
 
 /** Starts `file args…` in the foreground and waits until `ready()` holds (or it exits: a failure). */
@@ -217,7 +220,7 @@ export async function spawnDaemon(
     await stopChild(child);
     throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`, { cause: error });
   }
-  return { output: () => output, stop: () => stopChild(child) };
+  return { output: () => output, stop: () => stopChild(child), ended: () => child.exitCode ?? child.signalCode };
 }
 
 /**

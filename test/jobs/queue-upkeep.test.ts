@@ -6,7 +6,8 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { migrate, openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import {
   claimJobs,
   completeJobs,

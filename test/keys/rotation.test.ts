@@ -13,7 +13,8 @@ import { loadConfig } from '../../src/config.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { makeServices } from '../../src/services/index.ts';
 import { createPlatform } from '../../src/services/platforms.ts';
-import { migrate, openStore } from '../../src/store/db.ts';
+import { openStore } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { keyCheckValue } from '../../src/store/key-check.ts';
 import { makeKeyStore } from '../../src/webhooks/keys.ts';
 import { client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
@@ -82,7 +83,11 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
   let creds: Credentials;
   let keys: PublicKeys;
 
-  it('a token and webhook keys from before the rotation work on servers with the old and the new key', async () => {
+  // About twenty-five processes one after another, each bounded by PROCESS_TIMEOUT_MS: about 30 s on a quiet
+  // 2-core machine, over the default per-test bound when other test files load it.
+  it('a token and webhook keys from before the rotation work on servers with the old and the new key', {
+    timeout: 5 * 60_000,
+  }, async () => {
     const old = database.env.SECRET_KEY ?? '';
     const next = newKey();
     const onOld = await serverOn(old);

@@ -9,6 +9,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { openStore } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { accepting, client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
 import { freePort, runCliOk, spawnDaemon, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
 
@@ -107,5 +111,34 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     const verify = await runCliOk(['ledger', 'verify'], { ...process.env, ...env });
     assert.match(verify.stdout, /ledger ok/);
     assert.doesNotMatch(server.output(), /prepared statement|"level":50/, 'no database error in the server log');
+  });
+
+  it('lets processes start side by side through it, each migrating, and leaves no lock on a pooled connection', async () => {
+    // Every process migrates as it starts. A lock taken by one statement and released by another (as
+    // Kysely's migrator does) can be taken on one server connection and released on another here; it then
+    // stays on the pooled connection, and the next start waits for it (for an hour).
+    const stores = Array.from({ length: 4 }, () =>
+      openStore({ dataDir: folder, databaseUrl: env.DATABASE_URL, poolSize: 2, preparedStatements: false }),
+    );
+    try {
+      for (let round = 0; round < 5; round++) {
+        const starts = Promise.all(stores.map((store) => migrate(store)));
+        const waited = await Promise.race([starts.then(() => 'done'), sleep(20_000).then(() => 'still waiting')]);
+        assert.equal(waited, 'done', `round ${round + 1}: four starts migrated within 20 s`);
+      }
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+    const direct = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await direct.connect();
+    try {
+      const { rows } = await direct.query(
+        "select count(*)::int as n from pg_locks where locktype = 'advisory' and database = " +
+          '(select oid from pg_database where datname = current_database())',
+      );
+      assert.equal(rows[0].n, 0, 'no advisory lock is left on a server connection');
+    } finally {
+      await direct.end();
+    }
   });
 });

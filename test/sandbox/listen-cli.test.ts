@@ -55,6 +55,28 @@ describe('payouts listen', () => {
     assert.match(listener.output(), /payouts: \d+ verified, 0 refused/, listener.output());
   });
 
+  it('ends when stopped after its sandbox has gone, saying in one line that it could not put the endpoint back', async () => {
+    const own = await spawnServer(database.env);
+    const made = await client(own.baseUrl).post('/sandbox/workspaces', { name: 'gone' });
+    const api = client(own.baseUrl, made.body);
+    const flags = ['--url', own.baseUrl, '--token-id', made.body.tokenId, '--client-secret', made.body.clientSecret];
+    const listener = await spawnDaemon(
+      process.execPath,
+      [...SOURCE_CLI, 'listen', ...flags],
+      async () => (await api.get('/config')).body.webhookEndpoint?.startsWith('http://127.0.0.1:') === true,
+      'payouts listen to point the endpoint at itself',
+    );
+    await own.stop();
+    await listener.stop();
+    assert.equal(listener.ended(), 1, `it exited by itself, with an error code:\n${listener.output()}`);
+    const last = listener.output().trim().split('\n').at(-1) ?? '';
+    assert.match(
+      last,
+      /^payouts: .*127\.0\.0\.1/,
+      `the last line names the server it could not reach:\n${listener.output()}`,
+    );
+  });
+
   it('refuses a port out of range as a usage error, before calling the server', async () => {
     const res = await runCli(['listen', '--port', '70000', '--url', server.baseUrl], process.env);
     assert.equal(res.code, 2, res.stderr);

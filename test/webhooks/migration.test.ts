@@ -2,7 +2,8 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { Migrator, sql } from 'kysely';
 import { createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
-import { migrate, openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
 import { migrations } from '../../src/store/migrations/index.ts';
 
 const event = {

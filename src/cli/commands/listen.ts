@@ -59,11 +59,13 @@ export const listenCommand: CliCommand = {
       process.stderr.write(`payouts: listening at ${inbox.url} for ${api.baseUrl}'s webhooks; Ctrl-C stops\n`);
       await stopped;
     } finally {
+      // Closed first: a sandbox that stopped before this command cannot be told anything, and the command
+      // must still end (it says so in one line) instead of listening on with nobody to stop it.
+      await receiver.close();
       // Another endpoint set meanwhile (the dashboard, a test) is left alone: only ours is put back.
       const now = await config(api, 'GET');
       if (now.webhookEndpoint === inbox.url)
         await config(api, 'PATCH', { webhookEndpoint: before.webhookEndpoint ?? null });
-      await receiver.close();
     }
     process.stderr.write(`payouts: ${inbox.deliveries.length} verified, ${inbox.rejected.length} refused\n`);
     return 0;

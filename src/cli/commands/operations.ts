@@ -1,5 +1,6 @@
 import { verifyLedger } from '../../ledger/verify.ts';
-import { migrate, openStore } from '../../store/db.ts';
+import { openStore } from '../../store/db.ts';
+import { migrate } from '../../store/migrate.ts';
 import { holdShared } from '../../store/data-dir-lock.ts';
 import type { CliCommand } from '../command.ts';
 import { withServices } from '../services.ts';
