@@ -44,9 +44,8 @@ export async function migrate(store: { db: Db }): Promise<string[]> {
       .filter((name) => !applied.has(name));
     for (const name of pending) {
       await migrations[name]!.up(trx);
-      await sql`insert into ${sql.table(TABLE)} (name, timestamp) values (${name}, ${new Date(systemClock.nowMs()).toISOString()})`.execute(
-        trx,
-      );
+      const at = new Date(systemClock.nowMs()).toISOString();
+      await sql`insert into ${sql.table(TABLE)} (name, timestamp) values (${name}, ${at})`.execute(trx);
     }
     return pending;
   });

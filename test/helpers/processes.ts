@@ -184,7 +184,7 @@ export interface Daemon {
   output(): string;
   /** SIGTERM, then SIGKILL after the grace period. */
   stop(): Promise<void>;
-  /** How it ended: its exit code, or the signal that ended it (SIGKILL: it did not stop when asked); null while running. */
+  /** Its exit code, or the signal that ended it (SIGKILL: it did not stop when asked); null while it runs. */
   ended(): number | NodeJS.Signals | null;
 }
 

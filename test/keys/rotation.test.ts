@@ -27,6 +27,13 @@ type PublicKeys = { webhookPublicKey: string; webhookStandardPublicKey: string }
 
 const newKey = () => randomBytes(32).toString('hex');
 
+/**
+ * These tests run processes one after another (the first about twenty-five), each bounded by
+ * PROCESS_TIMEOUT_MS: about 30 s on a quiet 2-core machine, but a process started through tsx takes 10 to
+ * 15 s there while other test files load it, over the default per-test bound.
+ */
+const SCENARIO = { timeout: 8 * 60_000 };
+
 describe(`rotating SECRET_KEY (${engine})`, () => {
   let database: TestDatabase;
   let receiver: Receiver;
@@ -83,77 +90,77 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
   let creds: Credentials;
   let keys: PublicKeys;
 
-  // About twenty-five processes one after another, each bounded by PROCESS_TIMEOUT_MS: about 30 s on a quiet
-  // 2-core machine, over the default per-test bound when other test files load it.
-  it('a token and webhook keys from before the rotation work on servers with the old and the new key', {
-    timeout: 5 * 60_000,
-  }, async () => {
-    const old = database.env.SECRET_KEY ?? '';
-    const next = newKey();
-    const onOld = await serverOn(old);
-    const platform = JSON.parse(
-      (await runCliOk(['platforms', 'create', '--name', 'rot', '--json'], envWith(old))).stdout,
-    );
-    creds = platform.sandbox as Credentials;
-    keys = (await client(onOld.baseUrl, creds).get('/config')).body as PublicKeys;
-    await assertWorks(onOld, creds, keys, 'before the rotation');
+  it(
+    'a token and webhook keys from before the rotation work on servers with the old and the new key',
+    SCENARIO,
+    async () => {
+      const old = database.env.SECRET_KEY ?? '';
+      const next = newKey();
+      const onOld = await serverOn(old);
+      const platform = JSON.parse(
+        (await runCliOk(['platforms', 'create', '--name', 'rot', '--json'], envWith(old))).stdout,
+      );
+      creds = platform.sandbox as Credentials;
+      keys = (await client(onOld.baseUrl, creds).get('/config')).body as PublicKeys;
+      await assertWorks(onOld, creds, keys, 'before the rotation');
 
-    // A key that is neither refuses at once, before and during the rotation.
-    await assertRefusesToStart(newKey(), 'an unknown key');
+      // A key that is neither refuses at once, before and during the rotation.
+      await assertRefusesToStart(newKey(), 'an unknown key');
 
-    const started = await runCliOk(['keys', 'rotate', '--new-key-file', keyFile(next)], envWith(old));
-    assert.match(started.stdout, /^added: the database accepts the old key/, started.stdout);
-    const again = await runCliOk(['keys', 'rotate', '--new-key-file', keyFile(next)], envWith(old));
-    assert.match(again.stdout, /^already added/, 'the same new key twice changes nothing');
-    const status = JSON.parse((await runCliOk(['keys', 'status', '--json'], envWith(next))).stdout);
-    assert.equal(status.rotating, true, 'status: a rotation is in progress');
-    assert.deepEqual(
-      status.keys.map((k: { current: boolean }) => k.current),
-      [false, true],
-      'status: the old key, then the new one (this process)',
-    );
+      const started = await runCliOk(['keys', 'rotate', '--new-key-file', keyFile(next)], envWith(old));
+      assert.match(started.stdout, /^added: the database accepts the old key/, started.stdout);
+      const again = await runCliOk(['keys', 'rotate', '--new-key-file', keyFile(next)], envWith(old));
+      assert.match(again.stdout, /^already added/, 'the same new key twice changes nothing');
+      const status = JSON.parse((await runCliOk(['keys', 'status', '--json'], envWith(next))).stdout);
+      assert.equal(status.rotating, true, 'status: a rotation is in progress');
+      assert.deepEqual(
+        status.keys.map((k: { current: boolean }) => k.current),
+        [false, true],
+        'status: the old key, then the new one (this process)',
+      );
 
-    // PostgreSQL: the old-key server keeps running next to a new-key server. SQLite: one after the other.
-    if (engine === 'sqlite') await onOld.stop();
-    const during = await serverOn(next);
-    await assertWorks(during, creds, keys, 'a server on the new key, during the rotation');
-    // A token made on the new key works on the old-key server too: both hold the same data key.
-    const made = JSON.parse(
-      (
-        await runCliOk(
-          ['tokens', 'create', '--platform', platform.platformId, '--env', 'sandbox', '--name', 'new', '--json'],
-          envWith(next),
-        )
-      ).stdout,
-    ) as { id: string; clientSecret: string };
-    if (engine === 'postgres') {
-      await assertWorks(onOld, creds, keys, 'the server on the old key, during the rotation');
-      const api = client(onOld.baseUrl, { tokenId: made.id, clientSecret: made.clientSecret });
-      assert.equal((await api.get('/customers')).status, 200, 'a token made with the new key works on the old');
-    }
+      // PostgreSQL: the old-key server keeps running next to a new-key server. SQLite: one after the other.
+      if (engine === 'sqlite') await onOld.stop();
+      const during = await serverOn(next);
+      await assertWorks(during, creds, keys, 'a server on the new key, during the rotation');
+      // A token made on the new key works on the old-key server too: both hold the same data key.
+      const made = JSON.parse(
+        (
+          await runCliOk(
+            ['tokens', 'create', '--platform', platform.platformId, '--env', 'sandbox', '--name', 'new', '--json'],
+            envWith(next),
+          )
+        ).stdout,
+      ) as { id: string; clientSecret: string };
+      if (engine === 'postgres') {
+        await assertWorks(onOld, creds, keys, 'the server on the old key, during the rotation');
+        const api = client(onOld.baseUrl, { tokenId: made.id, clientSecret: made.clientSecret });
+        assert.equal((await api.get('/customers')).status, 200, 'a token made with the new key works on the old');
+      }
 
-    const wrongFinish = await runCli(['keys', 'rotate', '--finish'], envWith(old));
-    assert.equal(wrongFinish.code, 1, `--finish with the old key is refused: ${wrongFinish.stderr}`);
-    assert.match(wrongFinish.stderr, /run it with SECRET_KEY set to the new key/, wrongFinish.stderr);
-    const finished = await runCliOk(['keys', 'rotate', '--finish'], envWith(next));
-    assert.match(finished.stdout, /^finished: the database accepts only this key/, finished.stdout);
+      const wrongFinish = await runCli(['keys', 'rotate', '--finish'], envWith(old));
+      assert.equal(wrongFinish.code, 1, `--finish with the old key is refused: ${wrongFinish.stderr}`);
+      assert.match(wrongFinish.stderr, /run it with SECRET_KEY set to the new key/, wrongFinish.stderr);
+      const finished = await runCliOk(['keys', 'rotate', '--finish'], envWith(next));
+      assert.match(finished.stdout, /^finished: the database accepts only this key/, finished.stdout);
 
-    // A process on the old key that is still running keeps working: it holds the data key already.
-    if (engine === 'postgres') {
-      await assertWorks(onOld, creds, keys, 'the old-key server still running after --finish');
-      await onOld.stop();
-    }
-    await assertRefusesToStart(old, 'the old key after --finish');
-    const oldCli = await runCli(['platforms', 'list'], envWith(old));
-    assert.equal(oldCli.code, 2, `a command on the old key is refused too: ${oldCli.stderr}`);
-    await during.stop();
-    const afterwards = await serverOn(next);
-    await assertWorks(afterwards, creds, keys, 'a server on the new key, restarted after --finish');
-    await afterwards.stop();
-    current = next;
-  });
+      // A process on the old key that is still running keeps working: it holds the data key already.
+      if (engine === 'postgres') {
+        await assertWorks(onOld, creds, keys, 'the old-key server still running after --finish');
+        await onOld.stop();
+      }
+      await assertRefusesToStart(old, 'the old key after --finish');
+      const oldCli = await runCli(['platforms', 'list'], envWith(old));
+      assert.equal(oldCli.code, 2, `a command on the old key is refused too: ${oldCli.stderr}`);
+      await during.stop();
+      const afterwards = await serverOn(next);
+      await assertWorks(afterwards, creds, keys, 'a server on the new key, restarted after --finish');
+      await afterwards.stop();
+      current = next;
+    },
+  );
 
-  it('one rotation at a time; --abort keeps the old key; NEW_SECRET_KEY starts one too', async () => {
+  it('one rotation at a time; --abort keeps the old key; NEW_SECRET_KEY starts one too', SCENARIO, async () => {
     const [second, third] = [newKey(), newKey()];
     await runCliOk(['keys', 'rotate'], { ...envWith(current), NEW_SECRET_KEY: second });
     if (engine === 'sqlite') {
@@ -184,7 +191,7 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
     await server.stop();
   });
 
-  it('bad arguments exit 2 with the usage, and change nothing', async () => {
+  it('bad arguments exit 2 with the usage, and change nothing', SCENARIO, async () => {
     const env = envWith(current);
     const short = keyFile(randomBytes(16).toString('hex'));
     const cases = [
@@ -211,7 +218,7 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
 });
 
 describe(`a database from before the data key (${engine})`, () => {
-  it('keeps its tokens and webhook signing keys, and can then be rotated', async () => {
+  it('keeps its tokens and webhook signing keys, and can then be rotated', SCENARIO, async () => {
     const database = await createTestDatabase();
     try {
       // What an older payouts left: token hashes and webhook keys made with SECRET_KEY itself, and the

@@ -113,7 +113,7 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     assert.doesNotMatch(server.output(), /prepared statement|"level":50/, 'no database error in the server log');
   });
 
-  it('lets processes start side by side through it, each migrating, and leaves no lock on a pooled connection', async () => {
+  it('lets processes start side by side through it, migrating, and leaves no lock on a pooled connection', async () => {
     // Every process migrates as it starts. A lock taken by one statement and released by another (as
     // Kysely's migrator does) can be taken on one server connection and released on another here; it then
     // stays on the pooled connection, and the next start waits for it (for an hour).

@@ -55,7 +55,7 @@ describe('payouts listen', () => {
     assert.match(listener.output(), /payouts: \d+ verified, 0 refused/, listener.output());
   });
 
-  it('ends when stopped after its sandbox has gone, saying in one line that it could not put the endpoint back', async () => {
+  it('ends when stopped after its sandbox has gone, saying it could not put the endpoint back', async () => {
     const own = await spawnServer(database.env);
     const made = await client(own.baseUrl).post('/sandbox/workspaces', { name: 'gone' });
     const api = client(own.baseUrl, made.body);
