@@ -32,6 +32,17 @@ describe('statements on the money path', () => {
     statements.take();
   }
 
+  /** The id of the job of `kind` queued for the payment `paymentId`. */
+  async function jobOf(kind: string, paymentId: string): Promise<string> {
+    const job = await server.app.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where('payload', 'like', `%${paymentId}%`)
+      .executeTakeFirstOrThrow();
+    return job.id;
+  }
+
   it('a transfer-out writes its events and jobs together, and its rail step writes the payment once', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
@@ -69,14 +80,9 @@ describe('statements on the money path', () => {
       assert.equal(writes(request, 'jobs').length, 1, `one INSERT of both jobs:\n${request.join('\n')}`);
     }
 
-    const job = await server.app.store.db
-      .selectFrom('jobs')
-      .select('id')
-      .where('kind', '=', 'transaction.process')
-      .where('payload', 'like', `%${res.body.id}%`)
-      .executeTakeFirstOrThrow();
+    const railJob = await jobOf('transaction.process', res.body.id);
     await newWindow();
-    assert.equal(await server.app.services.worker.runNow(job.id), true, 'the rail step ran');
+    assert.equal(await server.app.services.worker.runNow(railJob), true, 'the rail step ran');
     const railStep = statements.take();
     assert.equal(
       updates(railStep, 'transactions').length,
@@ -110,15 +116,10 @@ describe('statements on the money path', () => {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const { db } = server.app.store;
-    const job = await db
-      .selectFrom('jobs')
-      .select('id')
-      .where('kind', '=', 'webhook.deliver')
-      .where('payload', 'like', `%${res.body.id}%`)
-      .executeTakeFirstOrThrow();
+    const jobId = await jobOf('webhook.deliver', res.body.id);
     await newWindow();
     // Nothing listens on port 9: the attempt fails, and the next one is queued.
-    assert.equal(await server.app.services.worker.runNow(job.id), true, 'the delivery ran');
+    assert.equal(await server.app.services.worker.runNow(jobId), true, 'the delivery ran');
     const attempt = statements.take();
     const record = attempt.filter((s) => /"webhook_attempts"/i.test(s) && !/^select /i.test(s));
     assert.equal(record.length, 1, `one statement records the attempt:\n${attempt.join('\n')}`);
@@ -133,7 +134,7 @@ describe('statements on the money path', () => {
         `it commits by itself:\n${attempt.join('\n')}`,
       );
     }
-    const done = await db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow();
+    const done = await db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirstOrThrow();
     assert.equal(done.status, 'done');
     const tried = await db
       .selectFrom('webhook_attempts')

@@ -20,6 +20,18 @@ describe('payouts listen', () => {
     await database.drop();
   });
 
+  /** `payouts listen` for the workspace `made` on `baseUrl`, once it has pointed the endpoint at itself. */
+  function startListening(baseUrl: string, made: { tokenId: string; clientSecret: string }) {
+    const api = client(baseUrl, made);
+    const flags = ['--url', baseUrl, '--token-id', made.tokenId, '--client-secret', made.clientSecret];
+    return spawnDaemon(
+      process.execPath,
+      [...SOURCE_CLI, 'listen', ...flags],
+      async () => (await api.get('/config')).body.webhookEndpoint?.startsWith('http://127.0.0.1:') === true,
+      'payouts listen to point the endpoint at itself',
+    );
+  }
+
   it('prints the verified deliveries of a trigger, then puts the previous endpoint back', async () => {
     const made = await client(server.baseUrl).post('/sandbox/workspaces', { name: 'listen' });
     assert.equal(made.status, 201, JSON.stringify(made.body));
@@ -27,13 +39,7 @@ describe('payouts listen', () => {
     const previous = 'https://platform.example/hooks';
     assert.equal((await api.patch('/config', { webhookEndpoint: previous })).status, 200, 'an endpoint was set');
 
-    const flags = ['--url', server.baseUrl, '--token-id', made.body.tokenId, '--client-secret', made.body.clientSecret];
-    const listener = await spawnDaemon(
-      process.execPath,
-      [...SOURCE_CLI, 'listen', ...flags],
-      async () => (await api.get('/config')).body.webhookEndpoint?.startsWith('http://127.0.0.1:') === true,
-      'payouts listen to point the endpoint at itself',
-    );
+    const listener = await startListening(server.baseUrl, made.body);
     try {
       const triggered = await api.post('/sandbox/trigger', { event: 'OUTGOING_PAYMENT.COMPLETED' });
       assert.equal(triggered.status, 201, JSON.stringify(triggered.body));
@@ -58,14 +64,7 @@ describe('payouts listen', () => {
   it('ends when stopped after its sandbox has gone, saying it could not put the endpoint back', async () => {
     const own = await spawnServer(database.env);
     const made = await client(own.baseUrl).post('/sandbox/workspaces', { name: 'gone' });
-    const api = client(own.baseUrl, made.body);
-    const flags = ['--url', own.baseUrl, '--token-id', made.body.tokenId, '--client-secret', made.body.clientSecret];
-    const listener = await spawnDaemon(
-      process.execPath,
-      [...SOURCE_CLI, 'listen', ...flags],
-      async () => (await api.get('/config')).body.webhookEndpoint?.startsWith('http://127.0.0.1:') === true,
-      'payouts listen to point the endpoint at itself',
-    );
+    const listener = await startListening(own.baseUrl, made.body);
     await own.stop();
     await listener.stop();
     assert.equal(listener.ended(), 1, `it exited by itself, with an error code:\n${listener.output()}`);
