@@ -7,6 +7,7 @@ import type { Ctx, Scope } from './context.ts';
 import { iso } from './domain/clock.ts';
 import type { Environment } from './domain/environments.ts';
 import type { Tx } from './store/db.ts';
+import { statement } from './store/compiled.ts';
 import type { PlatformConfigsTable, WebhookEnvelope } from './store/schema.ts';
 
 /** Limits and settings of one supported currency (amounts in the smallest unit). */
@@ -75,14 +76,17 @@ export async function getPlatformConfig(ctx: Ctx, scope: Scope, trx?: Tx, share 
   return toPlatformConfig(await q.executeTakeFirstOrThrow());
 }
 
-/** A scope with its current sandbox clock offset, for work that does not come through a request (jobs, CLI). */
-export async function loadScope(ctx: Ctx, platformId: string, environment: Environment): Promise<Scope> {
-  const row = await ctx.store.db
+const scopeSettings = statement((db, v: { platformId: string; environment: Environment }) =>
+  db
     .selectFrom('platform_configs')
     .select(['clock_offset_ms', 'webhook_endpoint'])
-    .where('platform_id', '=', platformId)
-    .where('environment', '=', environment)
-    .executeTakeFirst();
+    .where('platform_id', '=', v.platformId)
+    .where('environment', '=', v.environment),
+);
+
+/** A scope with its current sandbox clock offset, for work that does not come through a request (jobs, CLI). */
+export async function loadScope(ctx: Ctx, platformId: string, environment: Environment): Promise<Scope> {
+  const row = await scopeSettings.first(ctx.store.db, { platformId, environment });
   return {
     platformId,
     environment,

@@ -1,6 +1,7 @@
 import { newId } from '../domain/ids.ts';
 import type { Db, Store, Tx } from '../store/db.ts';
 import { deferInsert, deferUpdate } from '../store/deferred-writes.ts';
+import { statement } from '../store/compiled.ts';
 import type { JobsTable } from '../store/schema.ts';
 import type { Scope } from '../context.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
@@ -46,6 +47,49 @@ export interface ClaimFilter {
   kinds?: readonly string[];
 }
 
+/** Due jobs, oldest first; a filter's field that is undefined is left out of the statement. */
+interface DueFilter {
+  id?: string | undefined;
+  platformId?: string | undefined;
+  environment?: string | undefined;
+  kinds: string[] | undefined;
+  now: bigint;
+  limit: number;
+}
+
+const dueJobs = statement((db, v: DueFilter, engine) => {
+  let due = db
+    .selectFrom('jobs')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', v.now)]),
+        eb.and([eb('status', '=', 'running'), eb('lease_until', '<', v.now)]),
+      ]),
+    )
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit(v.limit);
+  if (v.id !== undefined) due = due.where('id', '=', v.id);
+  if (v.platformId !== undefined) due = due.where('platform_id', '=', v.platformId);
+  if (v.environment !== undefined) due = due.where('environment', '=', v.environment as 'sandbox');
+  if (v.kinds !== undefined) due = due.where('kind', 'in', v.kinds);
+  return engine === 'postgres' ? due.forUpdate().skipLocked() : due;
+});
+
+const leaseJobs = statement((db, v: { ids: string[]; now: bigint; leaseUntil: bigint }) =>
+  db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running',
+      lease_until: v.leaseUntil,
+      attempts: eb('attempts', '+', 1n),
+      updated_at: v.now,
+    }))
+    .where('id', 'in', v.ids)
+    .returningAll(),
+);
+
 /**
  * Claims up to `limit` due jobs by leasing them. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets several
  * server processes claim side by side without ever taking the same job; on SQLite the write lock
@@ -60,36 +104,11 @@ export async function claimJobs(
 ): Promise<Job[]> {
   const now = BigInt(realNowMs);
   return store.tx(async (trx) => {
-    let due = trx
-      .selectFrom('jobs')
-      .select('id')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]),
-          eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)]),
-        ]),
-      )
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(limit);
-    if (filter.id) due = due.where('id', '=', filter.id);
-    if (filter.platformId) due = due.where('platform_id', '=', filter.platformId);
-    if (filter.environment) due = due.where('environment', '=', filter.environment as 'sandbox');
-    if (filter.kinds) due = due.where('kind', 'in', filter.kinds.length > 0 ? [...filter.kinds] : ['']);
-    if (store.engine === 'postgres') due = due.forUpdate().skipLocked();
-    const ids = (await due.execute()).map((r) => r.id);
-    if (ids.length === 0) return [];
-    const claimed = await trx
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: 'running',
-        lease_until: now + BigInt(leaseMs),
-        attempts: eb('attempts', '+', 1n),
-        updated_at: now,
-      }))
-      .where('id', 'in', ids)
-      .returningAll()
-      .execute();
+    const kinds = filter.kinds && (filter.kinds.length > 0 ? [...filter.kinds] : ['']);
+    const due = await dueJobs.rows(trx, { ...filter, kinds, now, limit });
+    if (due.length === 0) return [];
+    const ids = due.map((r) => r.id);
+    const claimed = await leaseJobs.rows(trx, { ids, now, leaseUntil: now + BigInt(leaseMs) });
     // RETURNING keeps no order; callers run jobs in the order they fell due (webhooks leave in order).
     return claimed.sort((a, b) => (a.run_at === b.run_at ? (a.id < b.id ? -1 : 1) : a.run_at < b.run_at ? -1 : 1));
   });
@@ -102,8 +121,8 @@ export async function claimJobs(
  */
 export async function completeJobs(db: Db | Tx, jobs: readonly Job[], realNowMs: number): Promise<boolean> {
   if (jobs.length === 0) return true;
-  const result = await completion(db, jobs, realNowMs).executeTakeFirst();
-  return result.numUpdatedRows === BigInt(jobs.length);
+  const result = await completion.run(db, completionOf(jobs, realNowMs));
+  return result.numAffectedRows === BigInt(jobs.length);
 }
 
 /**
@@ -111,16 +130,26 @@ export async function completeJobs(db: Db | Tx, jobs: readonly Job[], realNowMs:
  * the claim still stood: the UPDATE rides in the transaction's last statement (store/deferred-writes.ts).
  */
 export function completeJobLater(trx: Tx, job: Job, realNowMs: number): Promise<void> {
-  return deferUpdate(trx, { key: `jobs ${job.id}`, build: (db) => completion(db, [job], realNowMs) });
+  return deferUpdate(trx, { key: `jobs ${job.id}`, update: completion, values: completionOf([job], realNowMs) });
 }
 
-function completion(db: Pick<Db, 'updateTable'>, jobs: readonly Job[], realNowMs: number) {
-  return db
-    .updateTable('jobs')
-    .set({ status: 'done', lease_until: null, updated_at: BigInt(realNowMs) })
-    .where('status', '=', 'running')
-    .where((eb) => eb.or(jobs.map((job) => eb.and([eb('id', '=', job.id), eb('attempts', '=', job.attempts)]))));
+interface Completion {
+  claims: { id: string; attempts: bigint }[];
+  at: bigint;
 }
+
+const completionOf = (jobs: readonly Job[], realNowMs: number): Completion => ({
+  claims: jobs.map(({ id, attempts }) => ({ id, attempts })),
+  at: BigInt(realNowMs),
+});
+
+const completion = statement((db, { claims, at }: Completion) =>
+  db
+    .updateTable('jobs')
+    .set({ status: 'done', lease_until: null, updated_at: at })
+    .where('status', '=', 'running')
+    .where((eb) => eb.or(claims.map((c) => eb.and([eb('id', '=', c.id), eb('attempts', '=', c.attempts)])))),
+);
 
 /**
  * Puts a job whose work is not due yet back for `runAtMs`, in the caller's transaction, while this

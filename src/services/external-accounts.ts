@@ -13,6 +13,7 @@ import { AppError, conflict, invalidInput, notFound } from '../domain/errors.ts'
 import { iso } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
+import { statement } from '../store/compiled.ts';
 import type { ExternalAccountsTable } from '../store/schema.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
@@ -78,10 +79,15 @@ function duplicate(): AppError {
  */
 export type AccountView = 'any' | 'platform';
 
+const accountById = statement((db, { id }: { id: string }) =>
+  db.selectFrom('external_accounts').selectAll().where('id', '=', id),
+);
+const platformAccountById = statement((db, { id }: { id: string }) =>
+  db.selectFrom('external_accounts').selectAll().where('id', '=', id).where('customer_id', 'is', null),
+);
+
 async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
-  let q = trx.selectFrom('external_accounts').selectAll().where('id', '=', id);
-  if (view === 'platform') q = q.where('customer_id', 'is', null);
-  const row = await q.executeTakeFirst();
+  const row = await (view === 'platform' ? platformAccountById : accountById).first(trx, { id });
   if (!row || !inScope(row, scope)) throw notFound('External account', id);
   return row;
 }

@@ -4,6 +4,7 @@ import { AppError, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import type { Db, Tx } from '../store/db.ts';
+import { statement } from '../store/compiled.ts';
 import type { ApiTokensTable } from '../store/schema.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
@@ -111,8 +112,8 @@ async function authenticate(deps: TokenDeps, username: string, secret: string): 
   };
 }
 
-function readToken(db: Db, id: string) {
-  return db
+const tokenById = statement((db, { id }: { id: string }) =>
+  db
     .selectFrom('api_tokens')
     .leftJoin('platform_configs', (j) =>
       j
@@ -121,8 +122,11 @@ function readToken(db: Db, id: string) {
     )
     .selectAll('api_tokens')
     .select(['platform_configs.clock_offset_ms', 'platform_configs.webhook_endpoint'])
-    .where('api_tokens.id', '=', id)
-    .executeTakeFirst();
+    .where('api_tokens.id', '=', id),
+);
+
+function readToken(db: Db, id: string) {
+  return tokenById.first(db, { id });
 }
 
 /**

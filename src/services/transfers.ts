@@ -6,6 +6,7 @@ import { isPullable, PULL_RAIL_BY_ACCOUNT_TYPE } from '../rails/pull.ts';
 import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import type { Tx } from '../store/db.ts';
+import { statement } from '../store/compiled.ts';
 import type { ExternalAccountsTable, LedgerAccountsTable, TransactionsTable } from '../store/schema.ts';
 import { inScope, scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import type { ExternalAccountService } from './external-accounts.ts';
@@ -43,6 +44,16 @@ export interface OwnedInternalAccount {
   umaAddress: string | null;
 }
 
+const internalAccountById = statement((db, { id }: { id: string }) =>
+  db
+    .selectFrom('ledger_accounts')
+    .leftJoin('customers', 'customers.id', 'ledger_accounts.owner')
+    .selectAll('ledger_accounts')
+    .select(['customers.platform_customer_id', 'customers.uma_address', 'customers.is_deleted'])
+    .where('ledger_accounts.id', '=', id)
+    .where('ledger_accounts.kind', 'in', INTERNAL_ACCOUNT_KINDS),
+);
+
 /**
  * An internal account in scope with its owner, in one query (it is on every payment's path). A deleted
  * customer's accounts move no more money.
@@ -53,14 +64,7 @@ export async function requireInternalAccount(
   id: string,
   field: string,
 ): Promise<OwnedInternalAccount> {
-  const row = await trx
-    .selectFrom('ledger_accounts')
-    .leftJoin('customers', 'customers.id', 'ledger_accounts.owner')
-    .selectAll('ledger_accounts')
-    .select(['customers.platform_customer_id', 'customers.uma_address', 'customers.is_deleted'])
-    .where('ledger_accounts.id', '=', id)
-    .where('ledger_accounts.kind', 'in', INTERNAL_ACCOUNT_KINDS)
-    .executeTakeFirst();
+  const row = await internalAccountById.first(trx, { id });
   if (!row || !inScope(row, scope)) throw notFound('Internal account', id);
   const { platform_customer_id, uma_address, is_deleted, ...account } = row;
   if (is_deleted === 1n)

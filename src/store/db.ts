@@ -14,10 +14,11 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { Database, Db, Tx } from './schema.ts';
+import type { Engine } from './dialect.ts';
 import { withDeferredWrites } from './deferred-writes.ts';
 import { LazyBeginPostgresDialect } from './pg-lazy-begin.ts';
 
-export type Engine = 'sqlite' | 'postgres';
+export type { Engine } from './dialect.ts';
 export type { Db, Tx } from './schema.ts';
 
 /**

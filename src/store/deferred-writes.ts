@@ -6,20 +6,23 @@
 // belong to, or not at all. Every store.tx opens a buffer (see db.ts); a caller outside one writes at once.
 // On PostgreSQL that statement is the transaction's last: when the transaction wrote nothing before it, it
 // runs without BEGIN and COMMIT (store/pg-lazy-begin.ts).
-import { type QueryCreator, sql, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { type QueryCreator, sql } from 'kysely';
 import { insufficientBalance } from '../domain/errors.ts';
 import type { Database, Tx } from './schema.ts';
 import { isPostgres } from './dialect.ts';
 import { asLastStatement } from './pg-lazy-begin.ts';
+import { statement, type Statement } from './compiled.ts';
 
-export type DeferredTable =
-  | 'transactions'
-  | 'quotes'
-  | 'events'
-  | 'jobs'
-  | 'journal_entries'
-  | 'postings'
-  | 'webhook_attempts';
+const DEFERRED_TABLES = [
+  'transactions',
+  'quotes',
+  'events',
+  'jobs',
+  'journal_entries',
+  'postings',
+  'webhook_attempts',
+] as const;
+export type DeferredTable = (typeof DEFERRED_TABLES)[number];
 type Row = Database[DeferredTable];
 
 /** A change of a stored balance (ledger_accounts); the balance may not go below zero (a CHECK says so). */
@@ -34,15 +37,20 @@ export interface BalanceMove {
  * An UPDATE whose count of changed rows nobody reads, of one row named by `key` (table and id): PostgreSQL
  * applies only one of two updates of a row in one statement, so a second one of the same key is refused.
  */
-export interface DeferredUpdate {
+export interface DeferredUpdate<V = any> {
   key: string;
-  // Of any table of the schema: the builder is only run, never read from.
-  build: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, any, any, UpdateResult>;
+  update: Statement<V, unknown>;
+  values: V;
 }
 
 type Pending = { table: DeferredTable; row: Row } | { move: BalanceMove } | { update: DeferredUpdate };
 
 const buffers = new WeakMap<Tx, Pending[]>();
+
+/** SQLite: one multi-row INSERT per table, compiled once per number of rows. */
+const insertRows = Object.fromEntries(
+  DEFERRED_TABLES.map((table) => [table, statement((db, rows: Row[]) => db.insertInto(table).values(rows as never))]),
+) as Record<DeferredTable, Statement<Row[], unknown>>;
 
 /** Rows per INSERT on SQLite, well under its limit of bound parameters per statement. */
 const SQLITE_ROWS_PER_INSERT = 200;
@@ -53,7 +61,7 @@ export function deferInsert<T extends DeferredTable>(trx: Tx, table: T, row: Dat
 }
 
 /** Queues an UPDATE in the caller's transaction (see DeferredUpdate); runs it at once when the caller opened none. */
-export function deferUpdate(trx: Tx, update: DeferredUpdate): Promise<void> {
+export function deferUpdate<V>(trx: Tx, update: DeferredUpdate<V>): Promise<void> {
   return queue(trx, [{ update }]);
 }
 
@@ -149,11 +157,8 @@ async function write(trx: Tx, pending: Pending[]): Promise<void> {
   if (gathered.moves.length > 0) throw new Error('balance moves are deferred on PostgreSQL only');
   for (const [table, rows] of gathered.groups)
     for (let at = 0; at < rows.length; at += SQLITE_ROWS_PER_INSERT)
-      await trx
-        .insertInto(table)
-        .values(rows.slice(at, at + SQLITE_ROWS_PER_INSERT) as never)
-        .execute();
-  for (const update of gathered.updates) await update.build(trx).execute();
+      await insertRows[table].run(trx, rows.slice(at, at + SQLITE_ROWS_PER_INSERT));
+  for (const { update, values } of gathered.updates) await update.run(trx, values);
 }
 
 /**
@@ -180,7 +185,11 @@ async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Pro
     return [table, (rows as Database['postings'][]).map((line) => boundToMove(line, moveNames))];
   });
   const parts = [
-    ...updates.map((update) => (db: QueryCreator<Database>) => update.build(db)),
+    ...updates.map(
+      ({ update, values }) =>
+        (db: QueryCreator<Database>) =>
+          update.build(db, values, 'postgres'),
+    ),
     ...tables.map(
       ([table, rows]) =>
         (db: QueryCreator<Database>) =>
@@ -189,7 +198,7 @@ async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Pro
   ];
   for (const [i, part] of parts.slice(0, -1).entries()) creator = creator.with(`deferred_${i}`, part as never) as never;
   try {
-    await parts[parts.length - 1]!(creator).execute();
+    await trx.executeQuery(parts[parts.length - 1]!(creator).compile());
   } catch (err) {
     throw balanceFloorError(err, moves) ?? err;
   }

@@ -10,6 +10,7 @@
  * recorded is never sent again.
  */
 import type { Logger } from 'pino';
+import type { QueryCreator } from 'kysely';
 import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import type { WebhookAnswer } from '../domain/incoming-payments.ts';
@@ -20,9 +21,10 @@ import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { getPlatformConfig } from '../platforms.ts';
 import { isUniqueViolation, type Db, type Tx } from '../store/db.ts';
 import { deferInsert, deferUpdate } from '../store/deferred-writes.ts';
+import { statement } from '../store/compiled.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
-import type { DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
+import type { Database, DeliveryState, EventsTable, WebhookAttemptsTable, WebhookEnvelope } from '../store/schema.ts';
 import { buildEnvelope, type EnvelopeEvent, sentIn } from './envelope.ts';
 import { enqueueDelivery } from './events.ts';
 import { type DeliverPayload, FINISHED_HERE, type FinishedHere, type RunAgainAt, runAgainAt } from '../jobs/kinds.ts';
@@ -111,7 +113,7 @@ function toAttempt(row: WebhookAttemptsTable): WebhookAttempt {
   };
 }
 
-function scopedEvents(db: Db | Tx, scope: Scope) {
+function scopedEvents(db: QueryCreator<Database>, scope: Pick<Scope, 'platformId' | 'environment'>) {
   return db
     .selectFrom('events')
     .where('events.platform_id', '=', scope.platformId)
@@ -162,23 +164,38 @@ async function send(
 
 /** Moves a PENDING event of the given run to its final state; a stale run changes nothing. */
 async function settle(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<boolean> {
-  const result = await settling(trx, event, run, state, atMs).executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  const result = await settling.run(trx, settlingOf(event, run, state, atMs));
+  return result.numAffectedRows === 1n;
 }
 
 /** settle, for a caller that does not need to know whether the run was still current: in the last statement. */
 function settleLater(trx: Tx, event: EventsTable, run: number, state: DeliveryState, atMs: number): Promise<void> {
-  return deferUpdate(trx, { key: `events ${event.id}`, build: (db) => settling(db, event, run, state, atMs) });
+  const values = settlingOf(event, run, state, atMs);
+  return deferUpdate(trx, { key: `events ${event.id}`, update: settling, values });
 }
 
-function settling(db: Pick<Db, 'updateTable'>, event: EventsTable, run: number, state: DeliveryState, atMs: number) {
-  return db
-    .updateTable('events')
-    .set({ delivery_state: state, delivery_updated_at: BigInt(atMs) })
-    .where('id', '=', event.id)
-    .where('delivery_state', '=', 'PENDING')
-    .where('delivery_run', '=', BigInt(run));
+interface Settling {
+  id: string;
+  run: bigint;
+  state: DeliveryState;
+  at: bigint;
 }
+
+const settlingOf = (event: EventsTable, run: number, state: DeliveryState, atMs: number): Settling => ({
+  id: event.id,
+  run: BigInt(run),
+  state,
+  at: BigInt(atMs),
+});
+
+const settling = statement((db, v: Settling) =>
+  db
+    .updateTable('events')
+    .set({ delivery_state: v.state, delivery_updated_at: v.at })
+    .where('id', '=', v.id)
+    .where('delivery_state', '=', 'PENDING')
+    .where('delivery_run', '=', v.run),
+);
 
 /** The event a delivery job acts on, with the platform's webhook settings as they are at the attempt. */
 interface DueEvent {
@@ -200,8 +217,32 @@ async function dueEvent(
   payload: DeliverPayload,
   scope: Scope,
 ): Promise<DueEvent | 'WAIT' | undefined> {
-  const { db } = deps;
-  const row = await scopedEvents(db, scope)
+  const row = await dueEventRow.first(deps.db, {
+    platformId: scope.platformId,
+    environment: scope.environment,
+    eventId: payload.eventId,
+    run: BigInt(payload.run),
+    attempt: BigInt(payload.attempt),
+  });
+  // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
+  if (!row || row.delivery_state !== 'PENDING' || Number(row.delivery_run) !== payload.run) return undefined;
+  const { webhook_endpoint, webhook_envelope, webhook_failing_since, recorded, waiting, ...event } = row;
+  // A process that died after recording this attempt already queued the next one.
+  if (truthy(recorded)) return undefined;
+  if (truthy(waiting)) return 'WAIT';
+  return { event, endpoint: webhook_endpoint, envelope: webhook_envelope, failing: webhook_failing_since !== null };
+}
+
+interface DueEventKey {
+  platformId: string;
+  environment: Scope['environment'];
+  eventId: string;
+  run: bigint;
+  attempt: bigint;
+}
+
+const dueEventRow = statement((db, v: DueEventKey) =>
+  scopedEvents(db, { platformId: v.platformId, environment: v.environment })
     .innerJoin('platform_configs', (j) =>
       j
         .onRef('platform_configs.platform_id', '=', 'events.platform_id')
@@ -217,8 +258,8 @@ async function dueEvent(
             .selectFrom('webhook_attempts')
             .select('webhook_attempts.attempt')
             .whereRef('webhook_attempts.event_id', '=', 'events.id')
-            .where('webhook_attempts.run', '=', BigInt(payload.run))
-            .where('webhook_attempts.attempt', '=', BigInt(payload.attempt)),
+            .where('webhook_attempts.run', '=', v.run)
+            .where('webhook_attempts.attempt', '=', v.attempt),
         )
         .as('recorded'),
       eb
@@ -242,16 +283,8 @@ async function dueEvent(
         )
         .as('waiting'),
     ])
-    .where('events.id', '=', payload.eventId)
-    .executeTakeFirst();
-  // Delivered, failed, or redelivered since this job was queued: nothing left for it to do.
-  if (!row || row.delivery_state !== 'PENDING' || Number(row.delivery_run) !== payload.run) return undefined;
-  const { webhook_endpoint, webhook_envelope, webhook_failing_since, recorded, waiting, ...event } = row;
-  // A process that died after recording this attempt already queued the next one.
-  if (truthy(recorded)) return undefined;
-  if (truthy(waiting)) return 'WAIT';
-  return { event, endpoint: webhook_endpoint, envelope: webhook_envelope, failing: webhook_failing_since !== null };
-}
+    .where('events.id', '=', v.eventId),
+);
 
 /** EXISTS answers a boolean on PostgreSQL and 0 or 1 on SQLite. */
 const truthy = (value: unknown): boolean => value === true || value === 1n || value === 1;

@@ -73,13 +73,12 @@ export interface TransactionService {
 }
 
 export function makeTransactionService(ctx: Ctx, worker: JobWorker): TransactionService {
-  const { engine } = ctx.store;
   registerTransactionJobs(ctx, worker);
   return {
     fund: (trx, scope, payment, funding) => fund(ctx, trx, scope, payment, funding),
     process: (trx, scope, payment) => process(ctx, trx, scope, payment),
     fail: (trx, scope, payment, failure) => fail(ctx, trx, scope, payment, failure),
-    loadForUpdate: (trx, scope, id) => loadForUpdate(trx, engine, scope, id),
+    loadForUpdate,
     queueProcessing: (trx, scope, id) => queueProcessing(ctx, trx, scope, id),
     get: (scope, id) => getTransaction(ctx.store.db, scope, id),
     list: (scope, filters, page) => listTransactions(ctx.store.db, scope, filters, page),
@@ -103,7 +102,7 @@ async function resolveManually(
   if (!owner) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
   const scope = await loadScope(ctx, owner.platform_id, owner.environment);
   return ctx.store.tx(async (trx) => {
-    const payment = await loadForUpdate(trx, ctx.store.engine, scope, id);
+    const payment = await loadForUpdate(trx, scope, id);
     if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
     if (payment.status !== 'PROCESSING')
       throw new AppError(
@@ -127,7 +126,7 @@ const CANCELLED: Failure = {
 
 async function cancel(ctx: Ctx, scope: Scope, id: string): Promise<Transaction> {
   return ctx.store.tx(async (trx) => {
-    const payment = await loadForUpdate(trx, ctx.store.engine, scope, id);
+    const payment = await loadForUpdate(trx, scope, id);
     if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
     const held = (JSON.parse(payment.outcome) as Outcome).kind === 'MANUAL';
     const cancellable =
@@ -151,7 +150,7 @@ async function cancel(ctx: Ctx, scope: Scope, id: string): Promise<Transaction> 
 
 async function confirmReceipt(ctx: Ctx, scope: Scope, id: string, atMs: number | undefined): Promise<Transaction> {
   return ctx.store.tx(async (trx) => {
-    const payment = await loadForUpdate(trx, ctx.store.engine, scope, id);
+    const payment = await loadForUpdate(trx, scope, id);
     if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
     const now = BigInt(scopeNowMs(ctx, scope));
     const confirmed = {

@@ -7,18 +7,16 @@ import { complete, fail, process, RAIL_FAILURE, returnPayment } from './lifecycl
 import { loadForUpdate, lockTogether } from './queries.ts';
 
 export function registerTransactionJobs(ctx: Ctx, worker: JobWorker): void {
-  const { engine } = ctx.store;
   // A group of steps locks its payments in one statement instead of one each.
   const together = (trx: Tx, steps: { id: string }[]) =>
     lockTogether(
       trx,
-      engine,
       steps.map((s) => s.id),
     );
   worker.registerInTransaction(
     'transaction.process',
     async (trx, { id }, _job, scope) => {
-      const payment = await loadForUpdate(trx, engine, scope, id);
+      const payment = await loadForUpdate(trx, scope, id);
       if (payment) await process(ctx, trx, scope, payment);
     },
     together,
@@ -26,7 +24,7 @@ export function registerTransactionJobs(ctx: Ctx, worker: JobWorker): void {
   worker.registerInTransaction(
     'transaction.finish',
     async (trx, step, _job, scope) => {
-      const payment = await loadForUpdate(trx, engine, scope, step.id);
+      const payment = await loadForUpdate(trx, scope, step.id);
       if (!payment || payment.status !== 'PROCESSING') return;
       if (step.result === 'COMPLETE') await complete(ctx, trx, scope, payment);
       else
@@ -41,7 +39,7 @@ export function registerTransactionJobs(ctx: Ctx, worker: JobWorker): void {
   worker.registerInTransaction(
     'transaction.return',
     async (trx, step, _job, scope) => {
-      const payment = await loadForUpdate(trx, engine, scope, step.id);
+      const payment = await loadForUpdate(trx, scope, step.id);
       if (payment) await returnPayment(ctx, trx, scope, payment, step.reason);
     },
     together,

@@ -20,6 +20,7 @@ import { type Posting, postEntry } from '../../ledger/journal.ts';
 import type { Outcome } from '../../rails/sandbox-outcomes.ts';
 import type { Tx } from '../../store/db.ts';
 import { deferInsert } from '../../store/deferred-writes.ts';
+import { statement } from '../../store/compiled.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
 import { recordEvent, recordEventForDelivery } from '../../webhooks/events.ts';
 import { type Ctx, type Scope, scopeNowMs, wallNowMs } from '../../context.ts';
@@ -32,6 +33,22 @@ export type PaymentPatch = Partial<
     'failure_reason' | 'failure_details' | 'refund' | 'settled_at' | 'funding' | 'counterparty_information'
   >
 >;
+
+/** A payment's move, made only from the status it was read in (a step that lost a race changes nothing). */
+const transition = statement(
+  (
+    db,
+    v: {
+      set: PaymentPatch & Pick<TransactionsTable, 'status' | 'updated_at'>;
+      id: string;
+      from: TransactionsTable['status'];
+    },
+  ) => db.updateTable('transactions').set(v.set).where('id', '=', v.id).where('status', '=', v.from),
+);
+
+const quoteStatus = statement((db, v: { id: string; status: TransactionsTable['status']; at: bigint }) =>
+  db.updateTable('quotes').set({ status: v.status, updated_at: v.at }).where('id', '=', v.id),
+);
 
 export interface Move {
   to: TransactionStatus;
@@ -68,23 +85,16 @@ export async function moveTransaction(
   }
   const moved = from;
   const set: PaymentPatch = Object.assign({}, ...steps.map((step) => step.set));
-  const result = await trx
-    .updateTable('transactions')
-    .set({ ...set, status: moved.status, updated_at: BigInt(now) })
-    .where('id', '=', payment.id)
-    .where('status', '=', payment.status)
-    .executeTakeFirst();
-  if (result.numUpdatedRows !== 1n) return undefined;
+  const result = await transition.run(trx, {
+    set: { ...set, status: moved.status, updated_at: BigInt(now) },
+    id: payment.id,
+    from: payment.status,
+  });
+  if (result.numAffectedRows !== 1n) return undefined;
   for (const { ledger } of steps)
     if (ledger && ledger.postings.length > 0)
       await postEntry(trx, scope, { kind: ledger.kind, reference: payment.id, postings: ledger.postings }, now);
-  if (payment.quote_id) {
-    await trx
-      .updateTable('quotes')
-      .set({ status: moved.status, updated_at: BigInt(now) })
-      .where('id', '=', payment.quote_id)
-      .execute();
-  }
+  if (payment.quote_id) await quoteStatus.run(trx, { id: payment.quote_id, status: moved.status, at: BigInt(now) });
   for (const [i, row] of rows.entries()) {
     const type = eventTypeOf(i === 0 ? payment : rows[i - 1]!, row.status);
     if (type !== undefined)

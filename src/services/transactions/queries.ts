@@ -7,6 +7,7 @@ import type { Page, PageRequest } from '../../domain/paging.ts';
 import type { TransactionStatus } from '../../domain/transactions.ts';
 import type { Transaction as TransactionSchema } from '../../http/schemas/transactions.ts';
 import type { Db, Tx } from '../../store/db.ts';
+import { statement } from '../../store/compiled.ts';
 import { keysetPage, mapPage } from '../../store/paging.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
 import { inScope, type Scope } from '../../context.ts';
@@ -111,27 +112,27 @@ const lockedAhead = new WeakMap<Tx, Map<string, TransactionsTable>>();
  * Locks several payments with one statement, in id order (so that two such groups cannot deadlock), for
  * the loadForUpdate calls that follow in the same transaction: each takes its row from here once.
  */
-export async function lockTogether(trx: Tx, engine: 'sqlite' | 'postgres', ids: string[]): Promise<void> {
-  let q = trx.selectFrom('transactions').selectAll().where('id', 'in', ids).orderBy('id');
-  if (engine === 'postgres') q = q.forUpdate();
-  lockedAhead.set(trx, new Map((await q.execute()).map((row) => [row.id, row])));
+export async function lockTogether(trx: Tx, ids: string[]): Promise<void> {
+  const rows = await transactionsForUpdate.rows(trx, { ids });
+  lockedAhead.set(trx, new Map(rows.map((row) => [row.id, row])));
 }
 
+const transactionsForUpdate = statement((db, { ids }: { ids: string[] }, engine) => {
+  const q = db.selectFrom('transactions').selectAll().where('id', 'in', ids).orderBy('id');
+  return engine === 'postgres' ? q.forUpdate() : q;
+});
+
+const transactionForUpdate = statement((db, { id }: { id: string }, engine) => {
+  const q = db.selectFrom('transactions').selectAll().where('id', '=', id);
+  return engine === 'postgres' ? q.forUpdate() : q;
+});
+
 /** The row, locked for the rest of the caller's transaction on PostgreSQL (SQLite's write lock already is). */
-export async function loadForUpdate(
-  trx: Tx,
-  engine: 'sqlite' | 'postgres',
-  scope: Scope,
-  id: string,
-): Promise<TransactionsTable | undefined> {
+export async function loadForUpdate(trx: Tx, scope: Scope, id: string): Promise<TransactionsTable | undefined> {
   // Taken once: after it, this transaction may have changed the row.
   const ahead = lockedAhead.get(trx);
   let row = ahead?.get(id);
   if (row) ahead!.delete(id);
-  else {
-    let q = trx.selectFrom('transactions').selectAll().where('id', '=', id);
-    if (engine === 'postgres') q = q.forUpdate();
-    row = await q.executeTakeFirst();
-  }
+  else row = await transactionForUpdate.first(trx, { id });
   return row && inScope(row, scope) ? row : undefined;
 }

@@ -1,0 +1,93 @@
+import { after, before, describe, it } from '../helpers/node-test.ts';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../helpers/harness.ts';
+import { statement } from '../../src/store/compiled.ts';
+import type { Database } from '../../src/store/schema.ts';
+
+// The money path's statements are built and compiled once per shape of their values, then run with each
+// call's own values (src/store/compiled.ts). What must hold: every call reads and writes its own values,
+// whatever ran before it, and a shape that changes the SQL gets SQL of its own.
+describe('statements compiled once per shape', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ RUN_WORKERS: 'false' });
+  });
+  after(() => server.close());
+
+  let builds = 0;
+  const insertPlatforms = statement((db, rows: Database['platforms'][]) => {
+    builds++;
+    return db.insertInto('platforms').values(rows);
+  });
+  const platformsNamed = statement((db, v: { names: string[]; since: bigint }) => {
+    builds++;
+    return db
+      .selectFrom('platforms')
+      .select(['id', 'name', 'created_at'])
+      .where('name', 'in', v.names)
+      .where('created_at', '>=', v.since)
+      .orderBy('id');
+  });
+  const row = (id: string, name: string, at: number) => ({ id, name, created_at: BigInt(at) });
+
+  it('builds once per shape, and each call runs with its own values', async () => {
+    const { db } = server.app.store;
+    builds = 0;
+    await insertPlatforms.run(db, [row('cs-a', 'first', 1), row('cs-b', 'second', 2)]);
+    await insertPlatforms.run(db, [row('cs-c', 'third', 3), row('cs-d', 'fourth', 4)]);
+    assert.equal(builds, 1, 'two rows each time: one shape, built once');
+    await insertPlatforms.run(db, [row('cs-e', 'fifth', 5)]);
+    assert.equal(builds, 2, 'one row is another shape');
+
+    const read = (names: string[], since: number) => platformsNamed.rows(db, { names, since: BigInt(since) });
+    assert.deepEqual(await read(['first', 'fourth'], 0), [row('cs-a', 'first', 1), row('cs-d', 'fourth', 4)]);
+    assert.deepEqual(await read(['second', 'third'], 3), [row('cs-c', 'third', 3)], 'the second call’s own values');
+    assert.deepEqual(await read(['fifth', 'first', 'second'], 2), [row('cs-b', 'second', 2), row('cs-e', 'fifth', 5)]);
+    assert.equal(builds, 4, 'two and three names: two shapes of the read');
+    assert.equal(await platformsNamed.first(db, { names: ['none'], since: 0n }), undefined);
+  });
+
+  it('a null, or a value left out, is part of the shape: the SQL it needs is built for it', async () => {
+    const { db } = server.app.store;
+    const byName = statement((q, v: { name: string | null }) =>
+      q
+        .selectFrom('platforms')
+        .select('id')
+        .where('id', 'like', 'cs-%')
+        .where('name', v.name === null ? 'is' : '=', v.name),
+    );
+    assert.deepEqual(await byName.rows(db, { name: 'third' }), [{ id: 'cs-c' }]);
+    assert.deepEqual(await byName.rows(db, { name: null }), [], 'is null, not = null');
+    assert.deepEqual(await byName.rows(db, { name: 'first' }), [{ id: 'cs-a' }]);
+
+    const renamed = statement((q, v: { id: string; name?: string | undefined; at?: bigint | undefined }) =>
+      q.updateTable('platforms').set({ name: v.name, created_at: v.at }).where('id', '=', v.id),
+    );
+    await renamed.run(db, { id: 'cs-e', name: 'renamed' });
+    await renamed.run(db, { id: 'cs-d', at: 40n });
+    const rows = await platformsNamed.rows(db, { names: ['renamed', 'fourth'], since: 0n });
+    assert.deepEqual(rows, [row('cs-d', 'fourth', 40), row('cs-e', 'renamed', 5)], 'each update set only its columns');
+  });
+
+  it('a builder that reads a value, or values that are not plain data, fail at once and cache nothing', async () => {
+    const { db } = server.app.store;
+    const reads = statement((q, v: { at: bigint }) =>
+      q
+        .selectFrom('platforms')
+        .select('id')
+        .where('created_at', '>', v.at > 0n ? v.at : 0n),
+    );
+    for (let i = 0; i < 2; i++) await assert.rejects(reads.rows(db, { at: 1n }), /read one of its values/);
+    const dated = statement((q, v: { at: unknown }) =>
+      q
+        .selectFrom('platforms')
+        .select('id')
+        .where('created_at', '>', v.at as bigint),
+    );
+    await assert.rejects(dated.rows(db, { at: new Date() }), (err: Error) => {
+      assert.ok(err instanceof TypeError, 'a TypeError');
+      assert.match(err.message, /plain data, not Date/);
+      return true;
+    });
+  });
+});
