@@ -73,31 +73,37 @@ function slotted<V>(values: V): V {
 /** Shapes kept per statement and engine; past this the statement is probably built from open-ended lists. */
 const MAX_SHAPES = 256;
 
-/** Builds the statement from its values, for the engine it will run on. */
-export type Builder<V, R> = (db: QueryCreator<Database>, values: V, engine: Engine) => Compilable<R>;
+/**
+ * Builds the statement from its values, for the engine it will run on. `plan`, when the caller gives one, is
+ * plain data that shapes the statement beyond its values' own shape (which tables, which parts): it reaches
+ * the builder as itself, never as slots, and is part of the shape.
+ */
+export type Builder<V, R, P> = (db: QueryCreator<Database>, values: V, engine: Engine, plan: P) => Compilable<R>;
 
-export interface Statement<V, R> {
+export interface Statement<V, R, P = undefined> {
   /** The builder, for a caller that makes the statement part of a larger one (store/deferred-writes.ts). */
-  build: Builder<V, R>;
+  build: Builder<V, R, P>;
   /** Runs the statement with `values` on `db` (a transaction or the database). */
-  run(db: Db | Tx, values: V): Promise<QueryResult<R>>;
-  rows(db: Db | Tx, values: V): Promise<R[]>;
-  first(db: Db | Tx, values: V): Promise<R | undefined>;
+  run(db: Db | Tx, values: V, ...plan: P extends undefined ? [] : [P]): Promise<QueryResult<R>>;
+  rows(db: Db | Tx, values: V, ...plan: P extends undefined ? [] : [P]): Promise<R[]>;
+  first(db: Db | Tx, values: V, ...plan: P extends undefined ? [] : [P]): Promise<R | undefined>;
 }
 
 /**
  * A statement compiled once per shape of its values. `build` makes it from the values it is given, which
  * are slots when it is built; it must be a function of its arguments and of constants only.
  */
-export function statement<V, R>(build: Builder<V, R>): Statement<V, R> {
+export function statement<V, R, P = undefined>(build: Builder<V, R, P>): Statement<V, R, P> {
   const compiled = { sqlite: new Map<string, CompiledQuery<R>>(), postgres: new Map<string, CompiledQuery<R>>() };
-  const run = (db: Db | Tx, values: V): Promise<QueryResult<R>> => {
-    const { key, leaves } = shapeOf(values);
+  const run = (db: Db | Tx, values: V, ...[plan]: unknown[]): Promise<QueryResult<R>> => {
+    const shaped = shapeOf(values);
+    const { leaves } = shaped;
+    const key = plan === undefined ? shaped.key : `${shaped.key} ${JSON.stringify(plan)}`;
     const engine = engineOf(db);
     const cache = compiled[engine];
     let query = cache.get(key);
     if (!query) {
-      query = build(db, slotted(values), engine).compile();
+      query = build(db, slotted(values), engine, plan as P).compile();
       if (cache.size >= MAX_SHAPES) cache.clear();
       cache.set(key, query);
     }
@@ -107,7 +113,7 @@ export function statement<V, R>(build: Builder<V, R>): Statement<V, R> {
   return {
     build,
     run,
-    rows: async (db, values) => (await run(db, values)).rows,
-    first: async (db, values) => (await run(db, values)).rows[0],
+    rows: async (db, values, ...plan) => (await run(db, values, ...plan)).rows,
+    first: async (db, values, ...plan) => (await run(db, values, ...plan)).rows[0],
   };
 }

@@ -166,49 +166,80 @@ async function write(trx: Tx, pending: Pending[]): Promise<void> {
  * its end. Its last part is the statement itself, the others ride in it as WITH queries.
  */
 async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Promise<void> {
-  let creator: QueryCreator<Database> = trx;
-  const moveNames = new Map<string, string>();
-  for (const [i, move] of moves.entries()) {
-    const name = `move_${i}`;
-    moveNames.set(`${move.accountId} ${move.currency}`, name);
-    creator = creator.with(name, (db) =>
-      db
+  const moveIndex = new Map(moves.map((move, i) => [`${move.accountId} ${move.currency}`, i]));
+  const plan: CombinedPlan = {
+    updates: updates.map(({ update }) => registered(update)),
+    tables: groups.map(([table]) => table),
+    postingMoves: groups
+      .filter(([table]) => table === 'postings')
+      .flatMap(([, rows]) =>
+        (rows as Database['postings'][]).map((p) => moveIndex.get(`${p.account_id} ${p.currency}`) ?? -1),
+      ),
+  };
+  const values: Combined = {
+    moves: moves.map(({ accountId, currency, amount, atMs }) => ({ accountId, currency, amount, atMs })),
+    updates: updates.map(({ values }) => values),
+    rows: groups.map(([, rows]) => rows),
+  };
+  try {
+    await combined.run(trx, values, plan);
+  } catch (err) {
+    throw balanceFloorError(err, moves) ?? err;
+  }
+}
+
+/** The update statements deferred so far, numbered, so that a plan names them as plain data. */
+const updateStatements: Statement<unknown, unknown>[] = [];
+
+function registered(update: Statement<unknown, unknown>): number {
+  const known = updateStatements.indexOf(update);
+  return known >= 0 ? known : updateStatements.push(update) - 1;
+}
+
+interface CombinedPlan {
+  /** Each update's statement (updateStatements). */
+  updates: number[];
+  tables: DeferredTable[];
+  /** For each posting, in order, the balance move its account id comes from, or -1. */
+  postingMoves: number[];
+}
+
+interface Combined {
+  moves: BalanceMove[];
+  updates: unknown[];
+  /** Per table of the plan, its rows. */
+  rows: Row[][];
+}
+
+const combined = statement((db, v: Combined, engine, plan: CombinedPlan) => {
+  let creator = db;
+  for (const [i, move] of v.moves.entries())
+    creator = creator.with(`move_${i}`, (q) =>
+      q
         .updateTable('ledger_accounts')
         .set((eb) => ({ balance: eb('balance', '+', move.amount), updated_at: move.atMs }))
         .where('id', '=', move.accountId)
         .where('currency', '=', move.currency)
         .returning('id'),
     ) as never;
-  }
-  const tables = groups.map(([table, rows]): [DeferredTable, Row[]] => {
-    if (table !== 'postings' || moveNames.size === 0) return [table, rows];
-    return [table, (rows as Database['postings'][]).map((line) => boundToMove(line, moveNames))];
-  });
+  // Each posting on an account whose balance moves takes its id from that move's RETURNING (see deferLedgerEntry).
+  const bound = (rows: Row[]) =>
+    (rows as Database['postings'][]).map((line, i) => {
+      const move = plan.postingMoves[i]!;
+      return move < 0 ? line : { ...line, account_id: sql<string>`(select "id" from ${sql.table(`move_${move}`)})` };
+    });
   const parts = [
-    ...updates.map(
-      ({ update, values }) =>
-        (db: QueryCreator<Database>) =>
-          update.build(db, values, 'postgres'),
+    ...plan.updates.map(
+      (u, i) => (q: QueryCreator<Database>) => updateStatements[u]!.build(q, v.updates[i], engine, undefined),
     ),
-    ...tables.map(
-      ([table, rows]) =>
-        (db: QueryCreator<Database>) =>
-          db.insertInto(table).values(rows as never),
+    ...plan.tables.map(
+      (table, t) => (q: QueryCreator<Database>) =>
+        q.insertInto(table).values((table === 'postings' ? bound(v.rows[t]!) : v.rows[t]!) as never),
     ),
   ];
   for (const [i, part] of parts.slice(0, -1).entries()) creator = creator.with(`deferred_${i}`, part as never) as never;
-  try {
-    await trx.executeQuery(parts[parts.length - 1]!(creator).compile());
-  } catch (err) {
-    throw balanceFloorError(err, moves) ?? err;
-  }
-}
-
-function boundToMove(line: Database['postings'], moveNames: Map<string, string>): Database['postings'] {
-  const name = moveNames.get(`${line.account_id} ${line.currency}`);
-  if (!name) return line;
-  return { ...line, account_id: sql<string>`(select "id" from ${sql.table(name)})` as never };
-}
+  return parts[parts.length - 1]!(creator);
+});
 
 /** A debit past zero, which the CHECK on ledger_accounts.balance refused: INSUFFICIENT_BALANCE, naming the account. */
 function balanceFloorError(err: unknown, moves: BalanceMove[]): Error | undefined {
