@@ -178,7 +178,7 @@ async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Pro
   };
   const values: Combined = {
     moves: moves.map(({ accountId, currency, amount, atMs }) => ({ accountId, currency, amount, atMs })),
-    updates: updates.map(({ values }) => values),
+    updates: updates.map((u) => u.values),
     rows: groups.map(([, rows]) => rows),
   };
   try {
