@@ -47,7 +47,7 @@ export interface ClaimFilter {
   kinds?: readonly string[];
 }
 
-/** Due jobs, oldest first; a filter's field that is undefined is left out of the statement. */
+/** What dueJobs selects by: a filter's field left undefined is left out of the statement. */
 interface DueFilter {
   id?: string | undefined;
   platformId?: string | undefined;
@@ -57,6 +57,7 @@ interface DueFilter {
   limit: number;
 }
 
+/** Due jobs, oldest first (on PostgreSQL, skipping those another process is claiming). */
 const dueJobs = statement((db, v: DueFilter, engine) => {
   let due = db
     .selectFrom('jobs')
