@@ -2,9 +2,8 @@ import { insufficientBalance } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Tx } from '../store/db.ts';
 import { statement } from '../store/compiled.ts';
-import type { Database } from '../store/schema.ts';
 import { isPostgres } from '../store/dialect.ts';
-import { deferLedgerEntry } from '../store/deferred-writes.ts';
+import { deferLedgerEntry, insertRows } from '../store/deferred-writes.ts';
 import type { Scope } from '../context.ts';
 import { tracksBalance } from './accounts.ts';
 
@@ -78,19 +77,14 @@ export async function postEntry(trx: Tx, scope: Scope, entry: JournalEntryInput,
     return id;
   }
   balanceMoves.sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
-  await insertHeader.run(trx, header);
-  await insertLines.run(trx, lines);
+  await insertRows(trx, 'journal_entries', [header]);
+  await insertRows(trx, 'postings', lines);
   for (const p of balanceMoves) {
     const result = await moveBalance.run(trx, { accountId: p.accountId, currency: p.currency, amount: p.amount, now });
     checkMoved(p, result.numAffectedRows ?? 0n);
   }
   return id;
 }
-
-const insertHeader = statement((db, header: Database['journal_entries']) =>
-  db.insertInto('journal_entries').values(header),
-);
-const insertLines = statement((db, lines: Database['postings'][]) => db.insertInto('postings').values(lines));
 
 /** SQLite: a balance moves only while it stays at or above zero. */
 const moveBalance = statement((db, v: { accountId: string; currency: string; amount: bigint; now: bigint }) =>

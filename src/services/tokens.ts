@@ -125,20 +125,16 @@ const tokenById = statement((db, { id }: { id: string }) =>
     .where('api_tokens.id', '=', id),
 );
 
-function readToken(db: Db, id: string) {
-  return tokenById.first(db, { id });
-}
-
 /**
  * The token's row and its platform's settings, read for every request: nothing is cached, so a revoked
  * token or a changed setting is seen at once by every process. Requests that arrive while a lookup of the
  * same token is on its way share it (a busy client's requests come in bursts, and each lookup is a round
  * trip on PostgreSQL): no request is answered on a read sent more than that one round trip before it came.
  */
-function lookUp(deps: TokenDeps, id: string): ReturnType<typeof readToken> {
+function lookUp(deps: TokenDeps, id: string): ReturnType<typeof tokenById.first> {
   let lookup = deps.inFlight.get(id);
   if (!lookup) {
-    lookup = readToken(deps.ctx.store.db, id).finally(() => deps.inFlight.delete(id));
+    lookup = tokenById.first(deps.ctx.store.db, { id }).finally(() => deps.inFlight.delete(id));
     deps.inFlight.set(id, lookup);
   }
   return lookup;
@@ -237,7 +233,7 @@ export async function revokeTokenById(ctx: Ctx, tokenId: string): Promise<Operat
 interface TokenDeps {
   ctx: Ctx;
   /** Token lookups on their way, by token id (see lookUp). */
-  inFlight: Map<string, ReturnType<typeof readToken>>;
+  inFlight: Map<string, ReturnType<typeof tokenById.first>>;
 }
 
 export function makeTokenService(ctx: Ctx) {

@@ -31,6 +31,9 @@ interface Shaped {
   leaves: unknown[];
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
 /** Walks `values` once: its shape, and the values that fill slots. */
 function shapeOf(values: unknown): Shaped {
   const leaves: unknown[] = [];
@@ -38,9 +41,9 @@ function shapeOf(values: unknown): Shaped {
     if (value === undefined) return 'u';
     if (value === null) return 'n';
     if (Array.isArray(value)) return `[${value.map(walk).join(',')}]`;
-    if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    if (isPlainObject(value)) {
       let key = '{';
-      for (const name in value) key += `${name}:${walk((value as Record<string, unknown>)[name])},`;
+      for (const name in value) key += `${name}:${walk(value[name])},`;
       return `${key}}`;
     }
     if (typeof value === 'object' && !(value instanceof Uint8Array)) {
@@ -60,9 +63,9 @@ function slotted<V>(values: V): V {
   const walk = (value: unknown): unknown => {
     if (value === undefined || value === null) return value;
     if (Array.isArray(value)) return value.map(walk);
-    if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    if (isPlainObject(value)) {
       const copy: Record<string, unknown> = {};
-      for (const name in value) copy[name] = walk((value as Record<string, unknown>)[name]);
+      for (const name in value) copy[name] = walk(value[name]);
       return copy;
     }
     return new Slot(next++);

@@ -47,10 +47,15 @@ type Pending = { table: DeferredTable; row: Row } | { move: BalanceMove } | { up
 
 const buffers = new WeakMap<Tx, Pending[]>();
 
-/** SQLite: one multi-row INSERT per table, compiled once per number of rows. */
-const insertRows = Object.fromEntries(
+/** One multi-row INSERT per table, compiled once per number of rows. */
+const inserts = Object.fromEntries(
   DEFERRED_TABLES.map((table) => [table, statement((db, rows: Row[]) => db.insertInto(table).values(rows as never))]),
 ) as Record<DeferredTable, Statement<Row[], unknown>>;
+
+/** Inserts `rows` into `table` now, in one statement (SQLite's ledger entries, which are not deferred). */
+export async function insertRows<T extends DeferredTable>(trx: Tx, table: T, rows: Database[T][]): Promise<void> {
+  await inserts[table].run(trx, rows);
+}
 
 /** Rows per INSERT on SQLite, well under its limit of bound parameters per statement. */
 const SQLITE_ROWS_PER_INSERT = 200;
@@ -157,7 +162,7 @@ async function write(trx: Tx, pending: Pending[]): Promise<void> {
   if (gathered.moves.length > 0) throw new Error('balance moves are deferred on PostgreSQL only');
   for (const [table, rows] of gathered.groups)
     for (let at = 0; at < rows.length; at += SQLITE_ROWS_PER_INSERT)
-      await insertRows[table].run(trx, rows.slice(at, at + SQLITE_ROWS_PER_INSERT));
+      await inserts[table].run(trx, rows.slice(at, at + SQLITE_ROWS_PER_INSERT));
   for (const { update, values } of gathered.updates) await update.run(trx, values);
 }
 

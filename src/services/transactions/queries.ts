@@ -122,17 +122,12 @@ const transactionsForUpdate = statement((db, { ids }: { ids: string[] }, engine)
   return engine === 'postgres' ? q.forUpdate() : q;
 });
 
-const transactionForUpdate = statement((db, { id }: { id: string }, engine) => {
-  const q = db.selectFrom('transactions').selectAll().where('id', '=', id);
-  return engine === 'postgres' ? q.forUpdate() : q;
-});
-
 /** The row, locked for the rest of the caller's transaction on PostgreSQL (SQLite's write lock already is). */
 export async function loadForUpdate(trx: Tx, scope: Scope, id: string): Promise<TransactionsTable | undefined> {
   // Taken once: after it, this transaction may have changed the row.
   const ahead = lockedAhead.get(trx);
   let row = ahead?.get(id);
   if (row) ahead!.delete(id);
-  else row = await transactionForUpdate.first(trx, { id });
+  else row = await transactionsForUpdate.first(trx, { ids: [id] });
   return row && inScope(row, scope) ? row : undefined;
 }
