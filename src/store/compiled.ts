@@ -86,6 +86,8 @@ export type Builder<V, R, P> = (db: QueryCreator<Database>, values: V, engine: E
 export interface Statement<V, R, P = undefined> {
   /** The builder, for a caller that makes the statement part of a larger one (store/deferred-writes.ts). */
   build: Builder<V, R, P>;
+  /** The statement with `values`, compiled for `db`'s engine, for a caller that runs it itself. */
+  compile(db: Db | Tx, values: V, ...plan: P extends undefined ? [] : [P]): CompiledQuery<R>;
   /** Runs the statement with `values` on `db` (a transaction or the database). */
   run(db: Db | Tx, values: V, ...plan: P extends undefined ? [] : [P]): Promise<QueryResult<R>>;
   rows(db: Db | Tx, values: V, ...plan: P extends undefined ? [] : [P]): Promise<R[]>;
@@ -98,7 +100,7 @@ export interface Statement<V, R, P = undefined> {
  */
 export function statement<V, R, P = undefined>(build: Builder<V, R, P>): Statement<V, R, P> {
   const compiled = { sqlite: new Map<string, CompiledQuery<R>>(), postgres: new Map<string, CompiledQuery<R>>() };
-  const run = (db: Db | Tx, values: V, ...[plan]: unknown[]): Promise<QueryResult<R>> => {
+  const compile = (db: Db | Tx, values: V, ...[plan]: unknown[]): CompiledQuery<R> => {
     const shaped = shapeOf(values);
     const { leaves } = shaped;
     const key = plan === undefined ? shaped.key : `${shaped.key} ${JSON.stringify(plan)}`;
@@ -111,10 +113,13 @@ export function statement<V, R, P = undefined>(build: Builder<V, R, P>): Stateme
       cache.set(key, query);
     }
     const parameters = query.parameters.map((p) => (p instanceof Slot ? leaves[p.index] : p));
-    return db.executeQuery<R>({ ...query, parameters });
+    return { ...query, parameters };
   };
+  const run = (db: Db | Tx, values: V, ...plan: unknown[]): Promise<QueryResult<R>> =>
+    db.executeQuery<R>(compile(db, values, ...plan));
   return {
     build,
+    compile: compile as Statement<V, R, P>['compile'],
     run,
     rows: async (db, values, ...plan) => (await run(db, values, ...plan)).rows,
     first: async (db, values, ...plan) => (await run(db, values, ...plan)).rows[0],

@@ -28,13 +28,20 @@ export type { Db, Tx } from './schema.ts';
  */
 const ambient = new AsyncLocalStorage<{ trx: Tx; open: boolean }>();
 let savepoints = 0;
+/** Frames still open, of every request. */
+let openFrames = 0;
 
 export async function withinTransaction<T>(trx: Tx, fn: () => Promise<T>): Promise<T> {
   const frame = { trx, open: true };
+  openFrames++;
   try {
     return await ambient.run(frame, fn);
   } finally {
     frame.open = false;
+    // While an AsyncLocalStorage is enabled, Node 20 runs a hook on every promise the process makes (about a
+    // tenth of SQLite's money path, docs/performance.md). With no frame open there is nothing to join, so it
+    // is turned off until the next idempotent request turns it on again.
+    if (--openFrames === 0) ambient.disable();
   }
 }
 

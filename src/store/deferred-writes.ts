@@ -109,8 +109,7 @@ export async function withDeferredWrites<T>(trx: Tx, fn: (trx: Tx) => Promise<T>
     const value = await fn(trx);
     const pending = buffer.splice(0);
     // The outermost call's write is the transaction's last statement: its commit follows.
-    if (outermost) await asLastStatement(() => write(trx, pending));
-    else await write(trx, pending);
+    await write(trx, pending, outermost);
     return value;
   } catch (err) {
     buffer.splice(mark);
@@ -155,10 +154,11 @@ function mergeMoves(a: BalanceMove, b: BalanceMove): BalanceMove {
   return { ...a, amount: a.amount + b.amount, atMs: a.atMs > b.atMs ? a.atMs : b.atMs };
 }
 
-async function write(trx: Tx, pending: Pending[]): Promise<void> {
+/** Writes `pending`; `last` when nothing but reads follows in the transaction (PostgreSQL may then skip BEGIN). */
+async function write(trx: Tx, pending: Pending[], last = false): Promise<void> {
   if (pending.length === 0) return;
   const gathered = gather(pending);
-  if (isPostgres(trx)) return writePostgres(trx, gathered);
+  if (isPostgres(trx)) return writePostgres(trx, gathered, last);
   if (gathered.moves.length > 0) throw new Error('balance moves are deferred on PostgreSQL only');
   for (const [table, rows] of gathered.groups)
     for (let at = 0; at < rows.length; at += SQLITE_ROWS_PER_INSERT)
@@ -170,7 +170,7 @@ async function write(trx: Tx, pending: Pending[]): Promise<void> {
  * One statement: the balance moves and the updates, then every table's rows; foreign keys are checked at
  * its end. Its last part is the statement itself, the others ride in it as WITH queries.
  */
-async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Promise<void> {
+async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered, last: boolean): Promise<void> {
   const moveIndex = new Map(moves.map((move, i) => [`${move.accountId} ${move.currency}`, i]));
   const plan: CombinedPlan = {
     updates: updates.map(({ update }) => registered(update)),
@@ -187,7 +187,8 @@ async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered): Pro
     rows: groups.map(([, rows]) => rows),
   };
   try {
-    await combined.run(trx, values, plan);
+    const query = combined.compile(trx, values, plan);
+    await trx.executeQuery(last ? asLastStatement(query) : query);
   } catch (err) {
     throw balanceFloorError(err, moves) ?? err;
   }

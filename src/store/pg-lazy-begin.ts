@@ -2,10 +2,9 @@
 // first statements only read, and whose writes all go in its last statement, needs neither: at READ
 // COMMITTED (the service's level) each statement of a transaction takes its own snapshot anyway, and one
 // statement is atomic by itself. So this driver sends BEGIN only before the first statement that writes or
-// locks, and a statement run through `asLastStatement` while BEGIN is still unsent runs on its own and
+// locks, and a statement marked by `asLastStatement` while BEGIN is still unsent runs on its own and
 // commits with itself; COMMIT (or ROLLBACK) is then not sent either. A transfer-out's request is its reads
 // and one statement that writes every row of it (store/deferred-writes.ts).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -25,14 +24,20 @@ function isPlainRead(query: CompiledQuery): boolean {
   );
 }
 
-const lastStatement = new AsyncLocalStorage<true>();
+/**
+ * The statements marked as the last of their transaction. The mark is on the statement itself, not in the
+ * async context: on Node 20 an AsyncLocalStorage in use puts a hook on every promise the process makes,
+ * which cost SQLite's money path about a tenth of its throughput (docs/performance.md).
+ */
+const lastStatements = new WeakSet<CompiledQuery>();
 
 /**
- * Runs `fn`, whose one statement is the last of its transaction: with nothing written before it, it runs
- * on its own, without BEGIN. Nothing but reads may follow it in the transaction.
+ * Marks `query` as the last statement of its transaction: with nothing written before it, it runs on its
+ * own, without BEGIN. Nothing but reads may follow it in the transaction.
  */
-export function asLastStatement<T>(fn: () => Promise<T>): Promise<T> {
-  return lastStatement.run(true, fn);
+export function asLastStatement<Q extends CompiledQuery>(query: Q): Q {
+  lastStatements.add(query);
+  return query;
 }
 
 type State = 'none' | 'unsent' | 'open' | 'committed';
@@ -45,7 +50,7 @@ class LazyBeginConnection implements DatabaseConnection {
     if (this.state === 'none' || this.state === 'open' || isPlainRead(query)) return;
     if (this.state === 'committed')
       throw new Error('a statement that writes came after the last statement of its transaction');
-    if (lastStatement.getStore()) this.state = 'committed';
+    if (lastStatements.has(query)) this.state = 'committed';
     else {
       await this.inner.executeQuery(CompiledQuery.raw('begin'));
       this.state = 'open';
