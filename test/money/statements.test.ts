@@ -106,6 +106,51 @@ describe('statements on the money path', () => {
     assert.equal(deliveries.length, 3, 'each of the three events has its delivery job');
   });
 
+  it('a quote is answered from what its creation and its execution wrote, never read back', async () => {
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
+    const destination = await externalAccount(p, customerId, 'EUR_ACCOUNT', '000');
+    const quoteReads = (log: string[]) => log.filter((s) => /^select .* from "quotes"/i.test(s));
+    await newWindow();
+    const quote = await p.api.post('/quotes', {
+      source: { sourceType: 'ACCOUNT', accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: destination },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1_000,
+    });
+    assert.equal(quote.status, 201, JSON.stringify(quote.body));
+    const creation = statements.take();
+    assert.deepEqual(quoteReads(creation), [], `the new quote is not read back:\n${creation.join('\n')}`);
+    assert.deepEqual((await p.api.get(`/quotes/${quote.body.id}`)).body, quote.body, 'the answer is what was stored');
+
+    await newWindow();
+    const executed = await p.api.post(`/quotes/${quote.body.id}/execute`);
+    assert.equal(executed.status, 200, JSON.stringify(executed.body));
+    const execution = statements.take();
+    assert.deepEqual(quoteReads(execution), [], `the claim is the quote's only read:\n${execution.join('\n')}`);
+    assert.equal(
+      execution.filter((s) => /^update "quotes" .* returning/i.test(s)).length,
+      1,
+      `one conditional UPDATE claims the quote and answers its row:\n${execution.join('\n')}`,
+    );
+    assert.equal(
+      updates(execution, 'transactions').length,
+      1,
+      `funded, PENDING → PROCESSING → COMPLETED in one UPDATE of the payment:\n${execution.join('\n')}`,
+    );
+    assert.equal(executed.body.status, 'COMPLETED', 'a …000 account settles at once');
+    const payment = await server.app.store.db
+      .selectFrom('transactions')
+      .select('funding')
+      .where('id', '=', executed.body.transactionId)
+      .executeTakeFirstOrThrow();
+    assert.equal(payment.funding, 'INTERNAL', 'how it was funded is written with its move');
+    assert.deepEqual(
+      (await p.api.get(`/quotes/${quote.body.id}`)).body,
+      executed.body,
+      'the answer is what was stored',
+    );
+  });
+
   it('a webhook attempt, what follows from it and the end of its job are written in one statement', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
     const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');

@@ -10,6 +10,7 @@ import type { QuotesTable, TransactionsTable } from '../../store/schema.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../../context.ts';
 import { moveTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
 import { loadQuote, type Quote, scopedQuotes, toQuote } from './queries.ts';
+import { statement } from '../../store/compiled.ts';
 
 /** What running a quote needs. */
 export interface QuoteRunner {
@@ -19,60 +20,114 @@ export interface QuoteRunner {
 }
 
 /**
- * Claims a PENDING, unexpired quote for running. The conditional update is what makes a quote run at most
- * once: of any number of concurrent calls exactly one matches the row, the others see a 409.
+ * Why a quote could not be claimed, read from its row: not found, funded in real time, no longer PENDING, or
+ * expired on its platform's clock. Undefined when it can run.
  */
-async function claim(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
-  const now = scopeNowMs(ctx, scope);
+function refusal(ctx: Ctx, scope: Scope, quote: QuotesTable): AppError | undefined {
+  if (quote.reference !== null)
+    return new AppError(
+      'INVALID_INPUT',
+      'A REALTIME_FUNDING quote runs when its funds arrive (see paymentInstructions); it cannot be executed',
+      { field: 'quoteId', rule: 'executable', reason: 'QUOTE_NOT_EXECUTABLE' },
+    );
+  return notRunnable(ctx, scope, quote);
+}
+
+/** A quote that is no longer PENDING, or has expired on its platform's clock, cannot run. */
+function notRunnable(ctx: Ctx, scope: Scope, quote: QuotesTable): AppError | undefined {
   if (quote.status !== 'PENDING')
-    throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
+    return conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} is ${quote.status}; only a PENDING quote can run`, {
       status: quote.status,
     });
-  if (now >= Number(quote.expires_at))
-    throw new AppError('QUOTE_EXPIRED', `Quote ${quote.id} expired at ${iso(quote.expires_at)}; create a new quote`);
+  if (scopeNowMs(ctx, scope) >= Number(quote.expires_at))
+    return new AppError('QUOTE_EXPIRED', `Quote ${quote.id} expired at ${iso(quote.expires_at)}; create a new quote`);
+  return undefined;
+}
+
+/**
+ * PENDING → PROCESSING for an unexpired quote of the scope funded from an account, answering its row. The
+ * conditional update is what makes a quote run at most once: of any number of concurrent calls exactly one
+ * matches the row (PostgreSQL checks the condition again once the winner's lock is released).
+ */
+const claimStatement = statement(
+  (db, v: { id: string; platformId: string; environment: Scope['environment']; now: bigint }) =>
+    db
+      .updateTable('quotes')
+      .set({ status: 'PROCESSING', updated_at: v.now })
+      .where('id', '=', v.id)
+      .where('platform_id', '=', v.platformId)
+      .where('environment', '=', v.environment)
+      .where('status', '=', 'PENDING')
+      .where('reference', 'is', null)
+      .where('expires_at', '>', v.now)
+      .returningAll(),
+);
+
+/**
+ * Claims an account-funded quote for running, in one statement; when it cannot be claimed, reads it to say
+ * why (QUOTE_NOT_FOUND, QUOTE_NOT_EXECUTABLE, QUOTE_NOT_PENDING, QUOTE_EXPIRED).
+ */
+async function claimFunded(ctx: Ctx, trx: Tx, scope: Scope, quoteId: string): Promise<QuotesTable> {
+  const now = BigInt(scopeNowMs(ctx, scope));
+  const values = { id: quoteId, platformId: scope.platformId, environment: scope.environment, now };
+  const claimed = await claimStatement.first(trx, values);
+  if (claimed) return claimed;
+  const quote = await loadQuote(ctx, trx, scope, quoteId);
+  throw refusal(ctx, scope, quote) ?? conflict('QUOTE_NOT_PENDING', `Quote ${quoteId} is already being executed`);
+}
+
+/**
+ * Claims a PENDING, unexpired quote read by the caller (a REALTIME_FUNDING quote whose funds arrive). The
+ * conditional update is what makes a quote run at most once: of any number of concurrent calls exactly one
+ * matches the row, the others see a 409.
+ */
+async function claim(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
+  const failure = notRunnable(ctx, scope, quote);
+  if (failure) throw failure;
   const claimed = await trx
     .updateTable('quotes')
-    .set({ status: 'PROCESSING', updated_at: BigInt(now) })
+    .set({ status: 'PROCESSING', updated_at: BigInt(scopeNowMs(ctx, scope)) })
     .where('id', '=', quote.id)
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
   if (claimed.numUpdatedRows !== 1n) throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
 }
 
-/** Funds the quote's transaction and runs it: debit (or receipt), PROCESSING, and the rail's outcome. */
+/**
+ * Funds the quote's transaction and runs it: debit (or receipt), PROCESSING, and the rail's outcome. Answers
+ * the payment as it left it (undefined when it did not move).
+ */
 async function run(
   { transactions }: QuoteRunner,
   trx: Tx,
   scope: Scope,
   quote: QuotesTable,
   funding: 'INTERNAL' | 'EXTERNAL',
-): Promise<TransactionsTable> {
+): Promise<TransactionsTable | undefined> {
   const row = present(
     await transactions.loadForUpdate(trx, scope, quote.transaction_id),
     'a quote owns its transaction from creation',
   );
   const funded = await transactions.fund(trx, scope, row, funding);
-  return (await transactions.process(trx, scope, funded)) ?? funded;
+  return transactions.process(trx, scope, funded);
 }
 
-/** Runs a quote funded from an account. */
+/**
+ * Runs a quote funded from an account, and answers it as its run left it (the quote follows its transaction's
+ * status), from the rows the run wrote rather than read back.
+ */
 export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: string): Promise<Quote> {
   const { ctx, worker } = runner;
-  await ctx.store.tx(async (trx) => {
-    const quote = await loadQuote(ctx, trx, scope, quoteId, true);
-    const source = JSON.parse(quote.source) as { sourceType: string; accountId?: string };
-    if (source.sourceType === 'REALTIME_FUNDING') {
-      throw new AppError(
-        'INVALID_INPUT',
-        'A REALTIME_FUNDING quote runs when its funds arrive (see paymentInstructions); it cannot be executed',
-        { field: 'quoteId', rule: 'executable', reason: 'QUOTE_NOT_EXECUTABLE' },
-      );
-    }
-    await claim(ctx, trx, scope, quote);
-    await run(runner, trx, scope, quote, source.accountId?.startsWith('ExternalAccount:') ? 'EXTERNAL' : 'INTERNAL');
+  const ran = await ctx.store.tx(async (trx) => {
+    const quote = await claimFunded(ctx, trx, scope, quoteId);
+    const source = JSON.parse(quote.source) as { accountId?: string };
+    const funding = source.accountId?.startsWith('ExternalAccount:') ? 'EXTERNAL' : 'INTERNAL';
+    const moved = await run(runner, trx, scope, quote, funding);
+    // The quote mirrors each move of its transaction (moveTransaction).
+    return moved ? { ...quote, status: moved.status } : quote;
   });
   worker.kick();
-  return toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId));
+  return toQuote(ran);
 }
 
 /**

@@ -81,7 +81,7 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
     );
   }
   const quoteId = newId('Quote');
-  await ctx.store.tx(async (trx) => {
+  const row = await ctx.store.tx(async (trx) => {
     const source = await resolveSource(deps, trx, scope, input.source);
     const destination = await resolveDestination(deps, trx, scope, input.destination);
     if (input.lookupId !== undefined) await checkLookup(trx, scope, input.lookupId, destination);
@@ -90,9 +90,12 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
     const priced = priceQuote(terms, deps.rates.pair(scope, source.currency, destination.currency));
     const payment = newTransaction(scope, nowMs, transactionDraft(priced, railOutcome(scope, destination.outcome)));
     await insertTransaction(trx, scope, payment);
-    await deferInsert(trx, 'quotes', quoteRow(scope, priced, payment.id));
+    const quote = quoteRow(scope, priced, payment.id);
+    await deferInsert(trx, 'quotes', quote);
     await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs);
+    return quote;
   });
   if (input.immediatelyExecute) return executeQuote(deps, scope, quoteId);
-  return toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId));
+  // Answered from the row it wrote, not read back.
+  return toQuote(row);
 }

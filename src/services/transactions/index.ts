@@ -43,7 +43,7 @@ export {
 export { scopedTransactions, type Transaction, type TransactionFilters, toTransaction } from './queries.ts';
 
 export interface TransactionService {
-  /** Debits the payer into the in-flight account, in the caller's transaction. */
+  /** Debits the payer into the in-flight account, in the caller's transaction; `process` must follow in it. */
   fund(trx: Tx, scope: Scope, payment: TransactionsTable, funding: Funding): Promise<TransactionsTable>;
   /** PENDING → PROCESSING and the rail's outcome; undefined when the payment was not PENDING and funded. */
   process(trx: Tx, scope: Scope, payment: TransactionsTable): Promise<TransactionsTable | undefined>;

@@ -184,7 +184,11 @@ function movementOf(scope: Scope, payment: TransactionsTable): Movement {
   };
 }
 
-/** The payer's money is in flight: debit the internal account (or record the money received from outside). */
+/**
+ * The payer's money is in flight: debit the internal account (or record the money received from outside).
+ * The payment's `funding` column is written by its move to PROCESSING (process), which the caller makes next
+ * in the same transaction: one UPDATE of the row instead of two.
+ */
 export async function fund(
   ctx: Ctx,
   trx: Tx,
@@ -194,9 +198,6 @@ export async function fund(
 ): Promise<TransactionsTable> {
   const postings = fundInFlight(scope, funding, payment.source_account_id, payment.sent_currency, payment.sent_amount);
   await postEntry(trx, scope, { kind: 'FUND', reference: payment.id, postings }, scopeNowMs(ctx, scope));
-  // A transfer-out is inserted already marked as funded from its internal account; a quote learns at run time.
-  if (payment.funding !== funding)
-    await trx.updateTable('transactions').set({ funding }).where('id', '=', payment.id).execute();
   return { ...payment, funding };
 }
 
@@ -317,7 +318,8 @@ export async function process(
   // Money received for an internal account is credited on completion, so those flows process unfunded.
   const processesUnfunded = payment.flow === 'TRANSFER_IN' || payment.flow === 'INCOMING_UMA';
   if (payment.status !== 'PENDING' || (payment.funding === null && !processesUnfunded)) return undefined;
-  const toProcessing: Move = { to: 'PROCESSING' };
+  // A quote's payment learns how it is funded when it runs (fund): the move writes it with the status.
+  const toProcessing: Move = { to: 'PROCESSING', set: payment.funding === null ? {} : { funding: payment.funding } };
   const outcome = JSON.parse(payment.outcome) as Outcome;
   // Delayed rail steps are jobs, and job due times are wall time (the sandbox clock moves jobs instead).
   const wallNow = wallNowMs(ctx);
