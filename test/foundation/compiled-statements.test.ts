@@ -1,6 +1,8 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
+import { DefaultQueryCompiler } from 'kysely';
 import { startServer, type TestServer } from '../helpers/harness.ts';
+import { externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
 import { statement } from '../../src/store/compiled.ts';
 import type { Database } from '../../src/store/schema.ts';
 
@@ -89,5 +91,41 @@ describe('statements compiled once per shape', () => {
       assert.match(err.message, /plain data, not Date/);
       return true;
     });
+  });
+
+  it('once warm, the money path builds no statement: transfer-out, quote, execute and the rail steps', async () => {
+    const p = await server.platform('warm');
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 1_000_000);
+    const usd = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+    const eur = await externalAccount(p, customerId, 'EUR_ACCOUNT', '000');
+    const built: string[] = [];
+    const round = async () => {
+      const quote = await p.api.post('/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: eur },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 100,
+      });
+      assert.equal(quote.status, 201, JSON.stringify(quote.body));
+      assert.equal((await p.api.post(`/quotes/${quote.body.id}/execute`)).status, 200, 'executed');
+      const body = { source: { accountId }, destination: { accountId: usd }, amount: 100 };
+      assert.equal((await p.api.post('/transfer-out', body)).status, 201, 'transfer-out accepted');
+      await runDueJobs(server);
+    };
+    // Kysely compiles every statement it builds; a compiled-once statement is compiled on its first run only.
+    const compile = DefaultQueryCompiler.prototype.compileQuery;
+    await round();
+    DefaultQueryCompiler.prototype.compileQuery = function (this: DefaultQueryCompiler, ...args) {
+      const query = Reflect.apply(compile, this, args);
+      // The sandbox's request log is written in batches on a timer, off the money path.
+      if (!/"sandbox_requests"/.test(query.sql)) built.push(query.sql);
+      return query;
+    } as typeof compile;
+    try {
+      await round();
+    } finally {
+      DefaultQueryCompiler.prototype.compileQuery = compile;
+    }
+    assert.deepEqual(built, [], `statements built on every call:\n${built.join('\n')}`);
   });
 });
