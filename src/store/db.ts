@@ -38,9 +38,9 @@ export async function withinTransaction<T>(trx: Tx, fn: () => Promise<T>): Promi
     return await ambient.run(frame, fn);
   } finally {
     frame.open = false;
-    // While an AsyncLocalStorage is enabled, Node 20 runs a hook on every promise the process makes (about a
-    // tenth of SQLite's money path, docs/performance.md). With no frame open there is nothing to join, so it
-    // is turned off until the next idempotent request turns it on again.
+    // While an AsyncLocalStorage is enabled, Node 20 runs a hook on every promise the process makes (a tenth
+    // to a fifth of SQLite's money path, docs/performance.md). With no frame open there is nothing to join, so
+    // it is turned off until the next idempotent request turns it on again.
     if (--openFrames === 0) ambient.disable();
   }
 }

@@ -27,7 +27,7 @@ function isPlainRead(query: CompiledQuery): boolean {
 /**
  * The statements marked as the last of their transaction. The mark is on the statement itself, not in the
  * async context: on Node 20 an AsyncLocalStorage in use puts a hook on every promise the process makes,
- * which cost SQLite's money path about a tenth of its throughput (docs/performance.md).
+ * which cost SQLite's money path a tenth to a fifth of its throughput (docs/performance.md).
  */
 const lastStatements = new WeakSet<CompiledQuery>();
 

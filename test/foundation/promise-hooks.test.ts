@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runCommand } from '../helpers/processes.ts';
 
 // On Node 20, while any AsyncLocalStorage is enabled, every promise the process makes runs a hook, which cost
-// SQLite's money path about a tenth of its throughput (docs/performance.md). The store keeps its async
+// SQLite's money path a tenth to a fifth of its throughput (docs/performance.md). The store keeps its async
 // context off when no request needs it: the last statement of a transaction is marked on the statement, and
 // the idempotency layer's ambient transaction is turned off when no request holds one open.
 describe("Node's promise hooks stay off while the service works", () => {

@@ -81,7 +81,7 @@ async function claimFunded(ctx: Ctx, trx: Tx, scope: Scope, quoteId: string): Pr
  * conditional update is what makes a quote run at most once: of any number of concurrent calls exactly one
  * matches the row, the others see a 409.
  */
-async function claim(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
+async function claimRealtime(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable): Promise<void> {
   const failure = notRunnable(ctx, scope, quote);
   if (failure) throw failure;
   const claimed = await trx
@@ -194,7 +194,7 @@ export async function sandboxSend(
     }
     if (quote.reference === null)
       throw invalidInput('quoteId', `Quote ${quote.id} is funded from an account; execute it instead`, 'source');
-    await claim(ctx, trx, scope, quote);
+    await claimRealtime(ctx, trx, scope, quote);
     const currencyCode = input.currencyCode ?? quote.sending_currency;
     const amount = input.currencyAmount === undefined ? quote.total_sending_amount : BigInt(input.currencyAmount);
     if (currencyCode === quote.sending_currency && amount === quote.total_sending_amount) {
