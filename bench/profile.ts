@@ -340,7 +340,7 @@ function summarize(label: string, file: string): void {
   for (const [key, { area, us }] of [...functions]
     .filter(([, f]) => f.area !== 'idle')
     .sort((a, b) => b[1].us - a[1].us)
-    .slice(0, 25))
+    .slice(0, Number(process.env.PROFILE_TOP ?? 25)))
     console.log(`  ${((100 * us) / busy).toFixed(1).padStart(5)} %  ${key}  [${area}]`);
 }
 

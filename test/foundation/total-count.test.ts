@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { COUNT_LIMIT } from '../../src/domain/paging.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { onStatement, recordStatements } from '../helpers/statements.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 
 describe('totalCount on long lists', () => {
@@ -54,5 +55,22 @@ describe('totalCount on long lists', () => {
     const copies = await p.api.get(`/customers?limit=1&createdBefore=${encodeURIComponent(cutoff)}`);
     assert.equal(copies.status, 200, 'the filtered list answers');
     assert.equal(copies.body.totalCount, COUNT_LIMIT, 'exactly COUNT_LIMIT matches are counted');
+  });
+
+  it('the database counts: no statement of a page brings back more than the page', async () => {
+    await server.app.services.sandboxRequests.flush();
+    const statements = recordStatements();
+    try {
+      const page = await p.api.get('/customers?limit=5&platformCustomerId=copy-7');
+      assert.equal(page.body.totalCount, 1, 'counted');
+      const all = await p.api.get('/customers?limit=5');
+      assert.equal(all.body.data.length, 5, 'a page of the long list');
+      const sent = statements.takeWithValues().filter((s) => /"customers"/.test(s.text));
+      assert.ok(sent.length >= 4, `the pages and their counts were recorded: ${sent.length}`);
+      const most = Math.max(...sent.map((s) => s.rows ?? 0));
+      assert.ok(most <= 6, `at most a page and one more row back, not ${COUNT_LIMIT} matches: ${most}`);
+    } finally {
+      onStatement(undefined);
+    }
   });
 });

@@ -5,6 +5,8 @@ import pg from 'pg';
 export interface Statement {
   text: string;
   values: readonly unknown[];
+  /** How many rows the database sent back, once it answered (undefined before, or when it failed). */
+  rows?: number | undefined;
 }
 
 /** Every SQL statement either driver sends while recording, from the prototypes the store's connections use. */
@@ -30,8 +32,18 @@ function install(): void {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
     const values = (Array.isArray(rest[0]) ? rest[0] : (config as { values?: unknown[] }).values) ?? [];
-    sink?.({ text: typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''), values });
-    return Reflect.apply(query, this, [config, ...rest]);
+    const statement: Statement = {
+      text: typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''),
+      values,
+    };
+    sink?.(statement);
+    const answer = Reflect.apply(query, this, [config, ...rest]) as unknown;
+    if (answer instanceof Promise)
+      answer.then(
+        (result: { rows?: unknown[] }) => (statement.rows = result?.rows?.length),
+        () => undefined,
+      );
+    return answer;
   } as typeof query;
   const probe = new SqliteDatabase(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, unknown>;
@@ -39,8 +51,12 @@ function install(): void {
   for (const method of ['run', 'all', 'get', 'iterate']) {
     const original = proto[method] as (...args: unknown[]) => unknown;
     proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      sink?.({ text: this.source, values: args });
-      return Reflect.apply(original, this, args);
+      const statement: Statement = { text: this.source, values: args };
+      sink?.(statement);
+      const answer = Reflect.apply(original, this, args);
+      if (method === 'all') statement.rows = (answer as unknown[]).length;
+      else if (method === 'get') statement.rows = answer === undefined ? 0 : 1;
+      return answer;
     };
   }
 }
@@ -51,7 +67,11 @@ function install(): void {
  */
 export function recordStatements(): StatementLog {
   let log: Statement[] = [];
-  onStatement((statement) => log.push({ ...statement, text: statement.text.replace(/\s+/g, ' ').trim() }));
+  onStatement((statement) => {
+    // The same object the driver's wrapper fills in with `rows` once the database answers.
+    statement.text = statement.text.replace(/\s+/g, ' ').trim();
+    log.push(statement);
+  });
   const takeWithValues = () => {
     const taken = log;
     log = [];
