@@ -2,7 +2,7 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { DefaultQueryCompiler } from 'kysely';
 import { startServer, type TestServer } from '../helpers/harness.ts';
-import { externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
+import { accountQuote, externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
 import { statement } from '../../src/store/compiled.ts';
 import type { Database } from '../../src/store/schema.ts';
 
@@ -100,14 +100,8 @@ describe('statements compiled once per shape', () => {
     const eur = await externalAccount(p, customerId, 'EUR_ACCOUNT', '000');
     const built: string[] = [];
     const round = async () => {
-      const quote = await p.api.post('/quotes', {
-        source: { sourceType: 'ACCOUNT', accountId },
-        destination: { destinationType: 'ACCOUNT', accountId: eur },
-        lockedCurrencySide: 'SENDING',
-        lockedCurrencyAmount: 100,
-      });
-      assert.equal(quote.status, 201, JSON.stringify(quote.body));
-      assert.equal((await p.api.post(`/quotes/${quote.body.id}/execute`)).status, 200, 'executed');
+      const quote = await accountQuote(p, accountId, eur, 100);
+      assert.equal((await p.api.post(`/quotes/${quote.id}/execute`)).status, 200, 'executed');
       const body = { source: { accountId }, destination: { accountId: usd }, amount: 100 };
       assert.equal((await p.api.post('/transfer-out', body)).status, 201, 'transfer-out accepted');
       await runDueJobs(server);

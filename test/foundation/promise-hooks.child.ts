@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage, executionAsyncId } from 'node:async_hooks';
 import { startServer } from '../helpers/harness.ts';
-import { externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
+import { accountQuote, externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
 
 /**
  * Whether promise hooks run now: with them on, each continuation of an async function is a resource of its
@@ -40,14 +40,8 @@ try {
     [201, 201, 201],
     'idempotent requests answered',
   );
-  const quote = await p.api.post('/quotes', {
-    source: { sourceType: 'ACCOUNT', accountId },
-    destination: { destinationType: 'ACCOUNT', accountId: eur },
-    lockedCurrencySide: 'SENDING',
-    lockedCurrencyAmount: 1_000,
-  });
-  assert.equal(quote.status, 201, JSON.stringify(quote.body));
-  const executed = await p.api.post(`/quotes/${quote.body.id}/execute`, undefined, { 'idempotency-key': 'q' });
+  const quote = await accountQuote(p, accountId, eur, 1_000);
+  const executed = await p.api.post(`/quotes/${quote.id}/execute`, undefined, { 'idempotency-key': 'q' });
   assert.equal(executed.status, 200, JSON.stringify(executed.body));
   await runDueJobs(server);
   const done = await p.api.get(`/transactions/${plain.body.id}`);

@@ -39,6 +39,23 @@ export async function externalAccount(
   return res.body.id;
 }
 
+/** A quote from an internal account to an external one, locked on the sending side; answers its body (201). */
+export async function accountQuote(
+  p: Pick<TestPlatform, 'api'>,
+  accountId: string,
+  destination: string,
+  amount: number,
+): Promise<{ id: string; [field: string]: unknown }> {
+  const quote = await p.api.post('/quotes', {
+    source: { sourceType: 'ACCOUNT', accountId },
+    destination: { destinationType: 'ACCOUNT', accountId: destination },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: amount,
+  });
+  assert.equal(quote.status, 201, JSON.stringify(quote.body));
+  return quote.body;
+}
+
 /** The balance of a customer's internal account, read through the API. */
 export async function balance(p: TestPlatform, customerId: string, currency = 'USD'): Promise<number> {
   const res = await p.api.get(

@@ -2,7 +2,7 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordStatements, type StatementLog } from '../helpers/statements.ts';
-import { eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
+import { accountQuote, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
 
 // What the money path sends to the database, statement by statement: on PostgreSQL each one is a round
 // trip, and the service's throughput follows their number (docs/performance.md, "Where the time goes").
@@ -111,19 +111,13 @@ describe('statements on the money path', () => {
     const destination = await externalAccount(p, customerId, 'EUR_ACCOUNT', '000');
     const quoteReads = (log: string[]) => log.filter((s) => /^select .* from "quotes"/i.test(s));
     await newWindow();
-    const quote = await p.api.post('/quotes', {
-      source: { sourceType: 'ACCOUNT', accountId },
-      destination: { destinationType: 'ACCOUNT', accountId: destination },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: 1_000,
-    });
-    assert.equal(quote.status, 201, JSON.stringify(quote.body));
+    const quote = await accountQuote(p, accountId, destination, 1_000);
     const creation = statements.take();
     assert.deepEqual(quoteReads(creation), [], `the new quote is not read back:\n${creation.join('\n')}`);
-    assert.deepEqual((await p.api.get(`/quotes/${quote.body.id}`)).body, quote.body, 'the answer is what was stored');
+    assert.deepEqual((await p.api.get(`/quotes/${quote.id}`)).body, quote, 'the answer is what was stored');
 
     await newWindow();
-    const executed = await p.api.post(`/quotes/${quote.body.id}/execute`);
+    const executed = await p.api.post(`/quotes/${quote.id}/execute`);
     assert.equal(executed.status, 200, JSON.stringify(executed.body));
     const execution = statements.take();
     assert.deepEqual(quoteReads(execution), [], `the claim is the quote's only read:\n${execution.join('\n')}`);
@@ -144,11 +138,7 @@ describe('statements on the money path', () => {
       .where('id', '=', executed.body.transactionId)
       .executeTakeFirstOrThrow();
     assert.equal(payment.funding, 'INTERNAL', 'how it was funded is written with its move');
-    assert.deepEqual(
-      (await p.api.get(`/quotes/${quote.body.id}`)).body,
-      executed.body,
-      'the answer is what was stored',
-    );
+    assert.deepEqual((await p.api.get(`/quotes/${quote.id}`)).body, executed.body, 'the answer is what was stored');
   });
 
   it('a webhook attempt, what follows from it and the end of its job are written in one statement', async () => {
