@@ -13,6 +13,7 @@ import {
 } from '../domain/sandbox-faults.ts';
 import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 import type { SandboxFaultsTable } from '../store/schema.ts';
+import { statement } from '../store/compiled.ts';
 
 /** How long a process trusts its copy of a workspace's rules: a rule made elsewhere applies within this. */
 export const RULES_FRESH_MS = 1000;
@@ -122,6 +123,17 @@ function ruleRow(ctx: Ctx, scope: Scope, input: FaultRuleInput): SandboxFaultsTa
   };
 }
 
+/** A workspace's rules that can still fire, read again by every request once its cached copy is stale. */
+const liveRules = statement((db, v: { platformId: string; environment: Scope['environment'] }) =>
+  db
+    .selectFrom('sandbox_faults')
+    .selectAll()
+    .where('platform_id', '=', v.platformId)
+    .where('environment', '=', v.environment)
+    .where((eb) => eb.or([eb('remaining', 'is', null), eb('remaining', '>', 0n)]))
+    .orderBy('id'),
+);
+
 function scoped(ctx: Ctx, scope: Scope) {
   return ctx.store.db
     .selectFrom('sandbox_faults')
@@ -186,11 +198,7 @@ export function makeSandboxFaults(ctx: Ctx, random: () => number = Math.random):
     const now = wallNowMs(ctx);
     const cached = cache.get(key);
     if (cached && now - cached.loadedAtMs < RULES_FRESH_MS) return cached.rules;
-    const rows = await scoped(ctx, scope)
-      .selectAll()
-      .where((eb) => eb.or([eb('remaining', 'is', null), eb('remaining', '>', 0n)]))
-      .orderBy('id')
-      .execute();
+    const rows = await liveRules.rows(ctx.store.db, { platformId: scope.platformId, environment: scope.environment });
     const rules = rows.map(toCached);
     cache.delete(key);
     if (cache.size >= MAX_CACHED_WORKSPACES) cache.delete(cache.keys().next().value ?? '');
