@@ -224,9 +224,20 @@ export async function spawnDaemon(
 }
 
 /**
+ * Lines for the top of a script given to runScript that starts jobs with job control on (`set -m`): each job
+ * is then a process group of its own, which a signal to the script's group misses. They stop every job when
+ * a command fails, and when runScript stops the script (SIGTERM: its time ran out).
+ */
+export const STOP_JOBS_WITH_SCRIPT = [
+  'stop_jobs() { for job in $(jobs -p); do kill -- -$job 2>/dev/null; done; }',
+  'trap stop_jobs ERR',
+  "trap 'stop_jobs; exit 143' TERM",
+].join('\n');
+
+/**
  * Runs a bash script (a documented walkthrough) in a process group of its own, bounded like runCommand.
  * Whatever it left running in the background (`npx payouts serve &`) is the group's, and is stopped with
- * it: SIGTERM to the whole group when the script ends, SIGKILL after the grace period.
+ * it: SIGTERM to the whole group when the script ends or runs out of time, SIGKILL after the grace period.
  */
 export function runScript(script: string, options: CommandOptions): Promise<CliResult> {
   const { env, timeoutMs = PROCESS_TIMEOUT_MS, cwd, label = 'a bash script' } = options;
@@ -246,7 +257,10 @@ export function runScript(script: string, options: CommandOptions): Promise<CliR
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      signalGroup('SIGKILL');
+      // SIGTERM first: a script that started jobs in process groups of their own (`set -m`) stops them in its
+      // TERM trap, which SIGKILL would never let it run; whatever is left is killed after the grace period.
+      signalGroup('SIGTERM');
+      setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS).unref();
       reject(new Error(`${label} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     }, timeoutMs);
     child.once('exit', (code) => {

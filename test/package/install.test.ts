@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client, engine } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
-import { freePort, runCommand, runScript, spawnServer } from '../helpers/processes.ts';
+import { freePort, runCommand, runScript, STOP_JOBS_WITH_SCRIPT, spawnServer } from '../helpers/processes.ts';
 
 /** Packing builds, installing fetches from the registry: minutes on a loaded machine, never forever. */
 const NPM_TIMEOUT_MS = 300_000;
@@ -102,10 +102,9 @@ function walkthroughScript(tarball: string, port: number): string {
   );
   // A step's output may end without a newline (curl's): each marker starts a line of its own.
   const body = steps.map(({ name, script }) => `printf '\\n::step %s\\n' ${name}\n${script}`).join('\n');
-  // If a step fails, what the page started in the background goes too (each job is a process group: set -m).
-  // Only then: on success the page's own last step must have stopped everything, and the test checks it.
-  const cleanup = `trap 'for job in $(jobs -p); do kill -- -$job 2>/dev/null; done' ERR`;
-  return `set -euo pipefail\nexec 2>&1\n${cleanup}\n${body}`
+  // If a step fails or runs out of time, what the page started in the background goes too. Only then: on
+  // success the page's own last step must have stopped everything, and the test checks it.
+  return `set -euo pipefail\nexec 2>&1\n${STOP_JOBS_WITH_SCRIPT}\n${body}`
     .replaceAll('/path/to/payouts-sandbox-server-0.1.0.tgz', tarball)
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
 }

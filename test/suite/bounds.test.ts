@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from '../helpers/node-test.ts';
-import { PROCESS_TIMEOUT_MS } from '../helpers/processes.ts';
+import { PROCESS_TIMEOUT_MS, runScript, STOP_JOBS_WITH_SCRIPT } from '../helpers/processes.ts';
 
 /** Runs one fixture file the way scripts/test.mjs runs the suite, with the bounds given. */
 function runFixture(
@@ -60,6 +60,22 @@ describe('the suite cannot hang', () => {
       const pid = Number(readFileSync(pidFile, 'utf8'));
       assert.ok(pid > 0, 'pid > 0');
       assert.equal(alive(pid), false, `server process ${pid} outlived its test file`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a script that runs out of time stops the jobs it started in process groups of their own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payouts-script-'));
+    const pidFile = join(dir, 'pid');
+    try {
+      // As the walkthrough does: job control on, a server-like job in the background, then a wait that never ends.
+      const script = `set -m\n${STOP_JOBS_WITH_SCRIPT}\nsleep 600 &\necho $! > ${pidFile}\nwhile true; do sleep 0.1; done`;
+      await assert.rejects(runScript(script, { env: process.env, timeoutMs: 1_500 }), /did not finish within 1500 ms/);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      assert.ok(pid > 0, 'the script started its job');
+      for (let waited = 0; alive(pid) && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(alive(pid), false, `the background job ${pid} outlived its script`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
