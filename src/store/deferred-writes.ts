@@ -34,13 +34,15 @@ export interface BalanceMove {
 }
 
 /**
- * An UPDATE whose count of changed rows nobody reads, of one row named by `key` (table and id): PostgreSQL
- * applies only one of two updates of a row in one statement, so a second one of the same key is refused.
+ * An UPDATE whose count of changed rows nobody reads, of one row named by `key` (table and id). PostgreSQL
+ * applies only one of two updates of a row in one statement, so a second one of the same key is merged into
+ * the first by `merge` (the same statement, the two values made one); without it, it is refused.
  */
 export interface DeferredUpdate<V = any> {
   key: string;
   update: Statement<V, unknown>;
   values: V;
+  merge?: (earlier: V, later: V) => V;
 }
 
 type Pending = { table: DeferredTable; row: Row } | { move: BalanceMove } | { update: DeferredUpdate };
@@ -137,8 +139,13 @@ function gather(pending: Pending[]): Gathered {
       continue;
     }
     if ('update' in item) {
-      if (updates.has(item.update.key)) throw new Error(`${item.update.key} is updated twice in one transaction`);
-      updates.set(item.update.key, item.update);
+      const seen = updates.get(item.update.key);
+      if (seen && !(seen.merge && seen.update === item.update.update))
+        throw new Error(`${item.update.key} is updated twice in one transaction`);
+      updates.set(
+        item.update.key,
+        seen ? { ...seen, values: seen.merge!(seen.values, item.update.values) } : item.update,
+      );
       continue;
     }
     const rows = byTable.get(item.table);

@@ -7,7 +7,11 @@ import { accountQuote, eventTypes, externalAccount, fundedCustomer } from './fix
 // What the money path sends to the database, statement by statement: on PostgreSQL each one is a round
 // trip, and the service's throughput follows their number (docs/performance.md, "Where the time goes").
 const writes = (log: string[], table: string) => log.filter((s) => new RegExp(`insert into "${table}"`, 'i').test(s));
-const updates = (log: string[], table: string) => log.filter((s) => new RegExp(`^update "${table}"`, 'i').test(s));
+/** Every UPDATE of `table`, whether a statement of its own or one part of a statement's WITH. */
+const updates = (log: string[], table: string) =>
+  log.flatMap((s) => s.match(new RegExp(`(?:^|as \\()update "${table}"`, 'gi')) ?? []);
+/** UPDATEs of `table` that are statements of their own (on PostgreSQL, a round trip each). */
+const ownUpdates = (log: string[], table: string) => log.filter((s) => new RegExp(`^update "${table}"`, 'i').test(s));
 
 describe('statements on the money path', () => {
   let server: TestServer;
@@ -90,6 +94,12 @@ describe('statements on the money path', () => {
       `PENDING → PROCESSING → COMPLETED in one UPDATE:\n${railStep.join('\n')}`,
     );
     assert.equal(writes(railStep, 'events').length, 1, `both events in one statement:\n${railStep.join('\n')}`);
+    if (engine === 'postgres')
+      assert.deepEqual(
+        ownUpdates(railStep, 'transactions'),
+        [],
+        `the payment, locked by the step, is moved in the transaction's last statement:\n${railStep.join('\n')}`,
+      );
     assert.deepEqual(await eventTypes(server, res.body.id), [
       'OUTGOING_PAYMENT.PENDING',
       'OUTGOING_PAYMENT.PROCESSING',
@@ -131,6 +141,12 @@ describe('statements on the money path', () => {
       1,
       `funded, PENDING → PROCESSING → COMPLETED in one UPDATE of the payment:\n${execution.join('\n')}`,
     );
+    if (engine === 'postgres')
+      assert.deepEqual(
+        [...ownUpdates(execution, 'transactions'), ...ownUpdates(execution, 'quotes').slice(1)],
+        [],
+        `the payment's move and the quote's mirror of it ride in the last statement:\n${execution.join('\n')}`,
+      );
     assert.equal(executed.body.status, 'COMPLETED', 'a …000 account settles at once');
     const payment = await server.app.store.db
       .selectFrom('transactions')

@@ -70,7 +70,13 @@ describe('the suite cannot hang', () => {
     const pidFile = join(dir, 'pid');
     try {
       // As the walkthrough does: job control on, a server-like job in the background, then a wait that never ends.
-      const script = `set -m\n${STOP_JOBS_WITH_SCRIPT}\nsleep 600 &\necho $! > ${pidFile}\nwhile true; do sleep 0.1; done`;
+      const script = [
+        'set -m',
+        STOP_JOBS_WITH_SCRIPT,
+        'sleep 600 &',
+        `echo $! > ${pidFile}`,
+        'while true; do sleep 0.1; done',
+      ].join('\n');
       await assert.rejects(runScript(script, { env: process.env, timeoutMs: 1_500 }), /did not finish within 1500 ms/);
       const pid = Number(readFileSync(pidFile, 'utf8'));
       assert.ok(pid > 0, 'the script started its job');

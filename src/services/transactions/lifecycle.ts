@@ -19,12 +19,12 @@ import { fundInFlight, type Movement, pullIn, refund, returnSettled, settle } fr
 import { type Posting, postEntry } from '../../ledger/journal.ts';
 import type { Outcome } from '../../rails/sandbox-outcomes.ts';
 import type { Tx } from '../../store/db.ts';
-import { deferInsert } from '../../store/deferred-writes.ts';
+import { deferInsert, deferUpdate } from '../../store/deferred-writes.ts';
 import { statement } from '../../store/compiled.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
 import { recordEvent, recordEventForDelivery } from '../../webhooks/events.ts';
 import { type Ctx, type Scope, scopeNowMs, wallNowMs } from '../../context.ts';
-import { toTransaction } from './queries.ts';
+import { isUnderLock, toTransaction, underLock } from './queries.ts';
 
 /** The columns a move may set besides the status. */
 export type PaymentPatch = Partial<
@@ -46,9 +46,55 @@ const transition = statement(
   ) => db.updateTable('transactions').set(v.set).where('id', '=', v.id).where('status', '=', v.from),
 );
 
-const quoteStatus = statement((db, v: { id: string; status: TransactionsTable['status']; at: bigint }) =>
+const quoteStatus = statement((db, v: QuoteStatus) =>
   db.updateTable('quotes').set({ status: v.status, updated_at: v.at }).where('id', '=', v.id),
 );
+
+interface QuoteStatus {
+  id: string;
+  status: TransactionsTable['status'];
+  at: bigint;
+}
+
+type Transition = typeof transition extends { run(trx: Tx, values: infer V): unknown } ? V : never;
+
+/**
+ * The move of a payment held under its lock, written with the transaction's other deferred rows (one
+ * statement fewer per payment on PostgreSQL): its outcome is certain, since nothing else can have moved the
+ * row. Should that ever be false, the status it would write is NULL, which the column refuses: the whole
+ * transaction fails rather than write the move's ledger and events without the move.
+ */
+const lockedTransition = statement((db, v: Transition) =>
+  db
+    .updateTable('transactions')
+    .set((eb) => ({
+      ...v.set,
+      // NULL (refused by the column) when the row is not in the state the move leaves.
+      status: eb.case().when('status', '=', v.from).then(v.set.status).end().$castTo<TransactionsTable['status']>(),
+    }))
+    .where('id', '=', v.id),
+);
+
+/** Two moves of one payment in one transaction (PENDING → PROCESSING → FAILED): one UPDATE from the first state. */
+const mergeMoves = (earlier: Transition, later: Transition): Transition => ({
+  ...earlier,
+  set: { ...earlier.set, ...later.set },
+});
+
+/** Writes the payment's move: deferred when the row is held under lock, at once (and checked) otherwise. */
+async function writeMove(trx: Tx, payment: TransactionsTable, move: Transition): Promise<boolean> {
+  if (isUnderLock(payment)) {
+    await deferUpdate(trx, {
+      key: `transactions ${move.id}`,
+      update: lockedTransition,
+      values: move,
+      merge: mergeMoves,
+    });
+    return true;
+  }
+  const result = await transition.run(trx, move);
+  return result.numAffectedRows === 1n;
+}
 
 export interface Move {
   to: TransactionStatus;
@@ -85,22 +131,31 @@ export async function moveTransaction(
   }
   const moved = from;
   const set: PaymentPatch = Object.assign({}, ...steps.map((step) => step.set));
-  const result = await transition.run(trx, {
+  const wrote = await writeMove(trx, payment, {
     set: { ...set, status: moved.status, updated_at: BigInt(now) },
     id: payment.id,
     from: payment.status,
   });
-  if (result.numAffectedRows !== 1n) return undefined;
+  if (!wrote) return undefined;
   for (const { ledger } of steps)
     if (ledger && ledger.postings.length > 0)
       await postEntry(trx, scope, { kind: ledger.kind, reference: payment.id, postings: ledger.postings }, now);
-  if (payment.quote_id) await quoteStatus.run(trx, { id: payment.quote_id, status: moved.status, at: BigInt(now) });
+  if (payment.quote_id) {
+    const mirror = { id: payment.quote_id, status: moved.status, at: BigInt(now) };
+    // Nothing reads it back in the transaction; a later move of the same payment mirrors its own status.
+    await deferUpdate(trx, {
+      key: `quotes ${mirror.id}`,
+      update: quoteStatus,
+      values: mirror,
+      merge: (_, later) => later,
+    });
+  }
   for (const [i, row] of rows.entries()) {
     const type = eventTypeOf(i === 0 ? payment : rows[i - 1]!, row.status);
     if (type !== undefined)
       await recordEvent(trx, scope, { type, objectId: payment.id, data: toTransaction(row) }, now);
   }
-  return moved;
+  return underLock(payment, moved);
 }
 
 /** What says what a new transaction is; every other field starts empty. */
@@ -198,7 +253,7 @@ export async function fund(
 ): Promise<TransactionsTable> {
   const postings = fundInFlight(scope, funding, payment.source_account_id, payment.sent_currency, payment.sent_amount);
   await postEntry(trx, scope, { kind: 'FUND', reference: payment.id, postings }, scopeNowMs(ctx, scope));
-  return { ...payment, funding };
+  return underLock(payment, { ...payment, funding });
 }
 
 /**

@@ -122,6 +122,24 @@ const transactionsForUpdate = statement((db, { ids }: { ids: string[] }, engine)
   return engine === 'postgres' ? q.forUpdate() : q;
 });
 
+/**
+ * Payment rows read under lock (loadForUpdate), and the copies a step made of them as it moved them in the
+ * same transaction (`underLock`). Nothing but that transaction can change such a row until it ends, and
+ * every change it makes goes through the copy it holds: the row's status is the copy's, with certainty.
+ */
+const lockedRows = new WeakSet<TransactionsTable>();
+
+/** Whether `row` is a payment held under its lock (see lockedRows). */
+export function isUnderLock(row: TransactionsTable): boolean {
+  return lockedRows.has(row);
+}
+
+/** `copy`, the next state of `row` in the same transaction: held under lock when `row` is. */
+export function underLock<T extends TransactionsTable>(row: TransactionsTable, copy: T): T {
+  if (lockedRows.has(row)) lockedRows.add(copy);
+  return copy;
+}
+
 /** The row, locked for the rest of the caller's transaction on PostgreSQL (SQLite's write lock already is). */
 export async function loadForUpdate(trx: Tx, scope: Scope, id: string): Promise<TransactionsTable | undefined> {
   // Taken once: after it, this transaction may have changed the row.
@@ -129,5 +147,7 @@ export async function loadForUpdate(trx: Tx, scope: Scope, id: string): Promise<
   let row = ahead?.get(id);
   if (row) ahead!.delete(id);
   else row = await transactionsForUpdate.first(trx, { ids: [id] });
-  return row && inScope(row, scope) ? row : undefined;
+  if (!row || !inScope(row, scope)) return undefined;
+  lockedRows.add(row);
+  return row;
 }
