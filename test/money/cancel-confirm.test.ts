@@ -1,7 +1,7 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { balance, eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
+import { balance, eventTypes, runDueJobs, transferOut } from './fixtures.ts';
 
 describe('POST /transactions/{id}/cancel and /confirm', () => {
   let server: TestServer;
@@ -13,20 +13,8 @@ describe('POST /transactions/{id}/cancel and /confirm', () => {
   });
   after(() => server.close());
 
-  async function transferOut(amount: number) {
-    const { customerId, accountId } = await fundedCustomer(p, 'USD', 1_000);
-    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const res = await p.api.post('/transfer-out', {
-      source: { accountId },
-      destination: { accountId: destination },
-      amount,
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return { customerId, id: res.body.id as string };
-  }
-
   it('cancels a payment not yet handed to its rail: FAILED, refunded, one event per status', async () => {
-    const { customerId, id } = await transferOut(400);
+    const { customerId, id } = await transferOut(p, 400, 1_000);
     assert.equal(await balance(p, customerId), 600);
     const res = await p.api.post(`/transactions/${id}/cancel`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -48,7 +36,7 @@ describe('POST /transactions/{id}/cancel and /confirm', () => {
   });
 
   it('refuses a payment its rail already has, and an unknown one', async () => {
-    const { customerId, id } = await transferOut(400);
+    const { customerId, id } = await transferOut(p, 400, 1_000);
     await runDueJobs(server);
     const res = await p.api.post(`/transactions/${id}/cancel`);
     assert.deepEqual([res.status, res.body.code], [409, 'TRANSACTION_NOT_CANCELLABLE']);
@@ -58,7 +46,7 @@ describe('POST /transactions/{id}/cancel and /confirm', () => {
   });
 
   it('records when the receipt reached the customer, now or at the time given', async () => {
-    const { id } = await transferOut(100);
+    const { id } = await transferOut(p, 100, 1_000);
     const at = '2026-01-02T03:04:05.000Z';
     const given = await p.api.post(`/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: at });
     assert.deepEqual([given.status, given.body.receiptDeliveryConfirmedAt], [200, at]);

@@ -39,6 +39,26 @@ export async function externalAccount(
   return res.body.id;
 }
 
+/**
+ * A transfer-out of `amount` from a new customer whose account held `funds`, to a USD account that settles at
+ * once (`…000`): answered 201, PENDING until its rail step runs.
+ */
+export async function transferOut(
+  p: Pick<TestPlatform, 'api'>,
+  amount: number,
+  funds = 10_000,
+): Promise<{ id: string; customerId: string; accountId: string }> {
+  const { customerId, accountId } = await fundedCustomer(p, 'USD', funds);
+  const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+  const res = await p.api.post('/transfer-out', {
+    source: { accountId },
+    destination: { accountId: destination },
+    amount,
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { id: res.body.id, customerId, accountId };
+}
+
 /** A quote from an internal account to an external one, locked on the sending side; answers its body (201). */
 export async function accountQuote(
   p: Pick<TestPlatform, 'api'>,

@@ -2,7 +2,7 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { present } from '../../src/domain/assert.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
+import { balance, eventTypes, transferOut } from './fixtures.ts';
 
 // A step that holds its payment under lock (the rail steps, cancel, an operator's settlement) writes the
 // payment's move with the transaction's other deferred rows, without waiting for its count of changed rows:
@@ -17,18 +17,6 @@ describe('moves of a payment held under its lock', () => {
   });
   after(() => server.close());
 
-  async function pendingPayout(): Promise<{ id: string; customerId: string }> {
-    const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
-    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const res = await p.api.post('/transfer-out', {
-      source: { accountId },
-      destination: { accountId: destination },
-      amount: 2_500,
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return { id: res.body.id, customerId };
-  }
-
   async function entriesOf(id: string): Promise<number> {
     const rows = await server.app.store.db
       .selectFrom('journal_entries')
@@ -39,7 +27,7 @@ describe('moves of a payment held under its lock', () => {
   }
 
   it('fail whole, writing nothing, when the row is not in the state the step read under its lock', async () => {
-    const { id, customerId } = await pendingPayout();
+    const { id, customerId } = await transferOut(p, 2_500);
     const scope = { platformId: p.platformId, environment: 'sandbox' as const };
     const { transactions } = server.app.services;
     const was = {
@@ -66,7 +54,7 @@ describe('moves of a payment held under its lock', () => {
   });
 
   it('write two moves of one payment in one transaction as one, from the state it was read in', async () => {
-    const { id, customerId } = await pendingPayout();
+    const { id, customerId } = await transferOut(p, 2_500);
     // Cancel moves it twice under one lock: PENDING → PROCESSING, then → FAILED with its refund.
     const res = await p.api.post(`/transactions/${id}/cancel`);
     assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -2,7 +2,7 @@ import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordStatements, type StatementLog } from '../helpers/statements.ts';
-import { accountQuote, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
+import { accountQuote, eventTypes, externalAccount, fundedCustomer, transferOut } from './fixtures.ts';
 
 // What the money path sends to the database, statement by statement: on PostgreSQL each one is a round
 // trip, and the service's throughput follows their number (docs/performance.md, "Where the time goes").
@@ -158,16 +158,9 @@ describe('statements on the money path', () => {
   });
 
   it('a webhook attempt, what follows from it and the end of its job are written in one statement', async () => {
-    const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);
-    const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
-    const res = await p.api.post('/transfer-out', {
-      source: { accountId },
-      destination: { accountId: destination },
-      amount: 100,
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const payout = await transferOut(p, 100);
     const { db } = server.app.store;
-    const jobId = await jobOf('webhook.deliver', res.body.id);
+    const jobId = await jobOf('webhook.deliver', payout.id);
     await newWindow();
     // Nothing listens on port 9: the attempt fails, and the next one is queued.
     assert.equal(await server.app.services.worker.runNow(jobId), true, 'the delivery ran');
@@ -191,7 +184,7 @@ describe('statements on the money path', () => {
       .selectFrom('webhook_attempts')
       .innerJoin('events', 'events.id', 'webhook_attempts.event_id')
       .select(['webhook_attempts.event_id', 'webhook_attempts.attempt'])
-      .where('events.object_id', '=', res.body.id)
+      .where('events.object_id', '=', payout.id)
       .execute();
     assert.deepEqual(
       tried.map((t) => t.attempt),

@@ -34,20 +34,16 @@ export type PaymentPatch = Partial<
   >
 >;
 
-/** A payment's move, made only from the status it was read in (a step that lost a race changes nothing). */
-const transition = statement(
-  (
-    db,
-    v: {
-      set: PaymentPatch & Pick<TransactionsTable, 'status' | 'updated_at'>;
-      id: string;
-      from: TransactionsTable['status'];
-    },
-  ) => db.updateTable('transactions').set(v.set).where('id', '=', v.id).where('status', '=', v.from),
-);
+/** A payment's move: what it sets (its new status among it), from which status. */
+interface Transition {
+  set: PaymentPatch & Pick<TransactionsTable, 'status' | 'updated_at'>;
+  id: string;
+  from: TransactionsTable['status'];
+}
 
-const quoteStatus = statement((db, v: QuoteStatus) =>
-  db.updateTable('quotes').set({ status: v.status, updated_at: v.at }).where('id', '=', v.id),
+/** A payment's move, made only from the status it was read in (a step that lost a race changes nothing). */
+const transition = statement((db, v: Transition) =>
+  db.updateTable('transactions').set(v.set).where('id', '=', v.id).where('status', '=', v.from),
 );
 
 interface QuoteStatus {
@@ -56,7 +52,9 @@ interface QuoteStatus {
   at: bigint;
 }
 
-type Transition = typeof transition extends { run(trx: Tx, values: infer V): unknown } ? V : never;
+const quoteStatus = statement((db, v: QuoteStatus) =>
+  db.updateTable('quotes').set({ status: v.status, updated_at: v.at }).where('id', '=', v.id),
+);
 
 /**
  * The move of a payment held under its lock, written with the transaction's other deferred rows (one
