@@ -15,6 +15,7 @@
  *   BENCH_SECONDS=10 BENCH_CONCURRENCY=64 npm run bench
  *   BENCH_SERVER=sources npm run bench                  # the sources through tsx instead of the build
  *   BENCH_PROCESSES=2 npm run bench                     # PostgreSQL served by two processes
+ *   BENCH_ENGINES=postgresql npm run bench              # one engine only (sqlite or postgresql)
  *
  * The server is started as an installation runs it: `payouts serve` from the build (dist/, which `npm run
  * bench` makes first) on plain Node. With BENCH_SERVER=sources it runs the TypeScript through tsx, as `npm

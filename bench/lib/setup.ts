@@ -58,11 +58,19 @@ export async function freshEngine(label: Engine['label'], tag: string): Promise<
   };
 }
 
-/** The engines of this run: SQLite, and PostgreSQL when a server is named; BENCH_ENGINES=PostgreSQL picks one. */
+/**
+ * The engines of this run: SQLite, and PostgreSQL when a server is named; BENCH_ENGINES=postgresql picks one
+ * (any case). A name that is not an engine stops the run, rather than measuring nothing.
+ */
 export function engineLabels(): Engine['label'][] {
   const all: Engine['label'][] = serverUrl() ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
-  const only = process.env.BENCH_ENGINES?.split(',').map((e) => e.trim());
-  return only ? all.filter((e) => only.includes(e)) : all;
+  const only = process.env.BENCH_ENGINES?.split(',').map((e) => e.trim().toLowerCase());
+  if (!only) return all;
+  const unknown = only.filter((name) => name !== 'sqlite' && name !== 'postgresql');
+  if (unknown.length > 0) throw new Error(`BENCH_ENGINES: ${unknown.join(', ')} is not an engine (sqlite, postgresql)`);
+  if (only.includes('postgresql') && !serverUrl())
+    throw new Error('BENCH_ENGINES names postgresql: set TEST_DATABASE_URL or BENCH_DATABASE_URL to its server');
+  return all.filter((e) => only.includes(e.toLowerCase()));
 }
 
 export async function open(engine: Engine, extra: Record<string, string> = {}) {

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch, type Response } from 'undici';
+import type { Readable } from 'node:stream';
+import { Agent, request } from 'undici';
 import { isInternalAddress, isInternalHost } from './url.ts';
 /**
  * One HTTP POST of a webhook, with the limits a URL chosen by a platform calls for: no redirects
@@ -20,21 +21,14 @@ export interface PostResult {
   error: string | null;
 }
 
-async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+async function readCapped(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    while (size < RESPONSE_BODY_LIMIT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    // Whatever is left is not ours to read; cancelling frees the connection at once.
-    await reader.cancel().catch(() => undefined);
+  // Leaving the loop early destroys the stream: whatever is left is not ours to read.
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size >= RESPONSE_BODY_LIMIT_BYTES) break;
   }
   const bytes = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES);
   // A cut through a multi-byte character decodes to U+FFFD, which is harmless in a log record.
@@ -112,18 +106,18 @@ export async function postWebhook(post: WebhookPost): Promise<PostResult> {
   }
   const dispatcher = post.agent ?? (publicOnly ? publicAgent : anyAgent);
   try {
-    // A view over the same bytes (not a copy): what was signed is what goes out.
-    const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
-    const response = await fetch(url, { method: 'POST', body: bytes, headers, redirect: 'manual', signal, dispatcher });
+    // undici's request, not its fetch: no WHATWG streams or Headers objects around each POST, a third of
+    // the garbage per delivery (docs/performance.md, Peak RSS). It follows no redirects.
+    const response = await request(url, { method: 'POST', body, headers, signal, dispatcher });
     let text: string | null = null;
     let error: string | null = null;
     try {
-      text = await readCapped(response);
+      text = await readCapped(response.body);
     } catch (err) {
       // The status already came back; a body cut off by the timeout still leaves a usable attempt record.
       error = `answer body unreadable: ${describe(err, timeoutMs)}`;
     }
-    return { status: response.status, body: text, latencyMs: clockMs() - started, error };
+    return { status: response.statusCode, body: text, latencyMs: clockMs() - started, error };
   } catch (err) {
     return { status: null, body: null, latencyMs: clockMs() - started, error: describe(err, timeoutMs) };
   }
