@@ -3,7 +3,8 @@
  * on the same machine (absolute times depend on the machine and its load; ratios travel):
  * - startSandbox() in-process, against a bare Fastify app that listens on a port;
  * - startSandbox({ mode: 'child-process' }), against starting Node itself with the same loader;
- * - newWorkspace(), against both starts: what a workspace per test saves over a sandbox per test.
+ * - newWorkspace(), against both starts: what a workspace per test saves over a sandbox per test;
+ * - `payouts --version` from the build, against `node -e 0`: what any command pays before it runs.
  *
  *   npm run bench:start
  *   BENCH_ROUNDS=10 npm run bench:start
@@ -82,6 +83,10 @@ const childBuilt =
     const sandbox = await built({ mode: 'child-process' });
     return () => sandbox.close();
   }));
+// A command that needs neither the server nor the database loads the command table alone.
+const cliVersion = existsSync(new URL('../dist/main.js', import.meta.url))
+  ? await startTime(ROUNDS, node(['bin/payouts.mjs', '--version']))
+  : undefined;
 const sandbox = await startSandbox();
 let workspace: number;
 try {
@@ -99,6 +104,9 @@ const rows: Array<[string, number, string]> = [
   childBuilt === undefined
     ? ['startSandbox() child-process, built', Number.NaN, 'not measured: no dist/ (npm run build)']
     : ['startSandbox() child-process, built', childBuilt, `${(childBuilt / plainNode).toFixed(1)} x node -e 0`],
+  cliVersion === undefined
+    ? ['payouts --version, built', Number.NaN, 'not measured: no dist/ (npm run build)']
+    : ['payouts --version, built', cliVersion, `${(cliVersion / plainNode).toFixed(1)} x node -e 0`],
   ['newWorkspace()', workspace, `${(workspace / fastify).toFixed(1)} x bare Fastify`],
   ['  a workspace per test instead of a sandbox', workspace, `${(inProcess / workspace).toFixed(0)} x faster`],
 ];

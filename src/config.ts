@@ -20,7 +20,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
-import { sqlitePath } from './store/db.ts';
+import { sqlitePath } from './store/paths.ts';
+import { OperatorError } from './domain/errors.ts';
 
 /** Everything the process reads from its environment, parsed and checked once at start. */
 export interface Config {
@@ -86,7 +87,9 @@ export interface Config {
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
-export class ConfigError extends Error {}
+export class ConfigError extends OperatorError {
+  override readonly exitCode = 2;
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,6 +1,7 @@
 // The package's library entry (`import … from '@payouts-sandbox/server'`): what a program or a test suite
 // needs to run the service in its own process. The command line is bin/payouts.mjs, not this file.
-export { createApp, openServices, type App, type AppOptions } from './app.ts';
+export { createApp, type App, type AppOptions } from './app.ts';
+export { openServices } from './open-services.ts';
 export { ConfigError, loadConfig, VARIABLES, type Config, type LoadOptions } from './config.ts';
 export { VERSION } from './version.ts';
 export {

@@ -8,7 +8,7 @@
  */
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { sqlitePath } from '../../src/store/db.ts';
+import { sqlitePath } from '../../src/store/paths.ts';
 import type { Lifecycle, RowChange } from './lifecycle-rows.ts';
 import { remap } from './lifecycle-rows.ts';
 import type { Payer } from './setup.ts';

@@ -8,7 +8,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { ExternalAccountInput } from '../../src/domain/account-types.ts';
-import { openServices } from '../../src/app.ts';
+import { openServices } from '../../src/open-services.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Scope } from '../../src/context.ts';
 import { loadScope } from '../../src/platforms.ts';

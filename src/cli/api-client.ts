@@ -2,8 +2,8 @@
 // client: one set of options, one way to find the server and the credentials, one way to report a refusal.
 // They read no database and no server configuration, so they work from any folder and against any host.
 import { API_VERSION } from '../http/http.ts';
-import { ConfigError, sandboxCredentialsOf } from '../config.ts';
 import { stringOption, type CliInput, type CliOption } from './command.ts';
+import { OperatorError } from '../domain/errors.ts';
 
 export const API_OPTIONS: readonly CliOption[] = [
   {
@@ -36,12 +36,12 @@ export interface ApiClient {
 }
 
 /** Raised when the server cannot be reached: the command says so and exits 1. */
-export class ServerUnreachable extends Error {
+export class ServerUnreachable extends OperatorError {
   override name = 'ServerUnreachable';
 }
 
 /** The server refused a request: the command prints the status, the error code and its message, and exits 1. */
-export class ApiRefused extends Error {
+export class ApiRefused extends OperatorError {
   override name = 'ApiRefused';
   constructor(
     readonly request: ApiRequest,
@@ -62,7 +62,7 @@ export function expectOk(request: ApiRequest, answer: ApiAnswer): ApiAnswer {
 }
 
 /** The client for a command's options and environment; a usage error when the credentials are missing. */
-export function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.env): ApiClient {
+export async function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.env): Promise<ApiClient> {
   const server = (stringOption(input.options, 'url') ?? env.PAYOUTS_URL ?? `http://127.0.0.1:${env.PORT || 8080}`)
     .trim()
     .replace(/\/+$/, '');
@@ -71,6 +71,8 @@ export function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.en
   const flagId = stringOption(input.options, 'tokenId');
   const flagSecret = stringOption(input.options, 'clientSecret');
   let credentials: { tokenId: string; clientSecret: string } | undefined;
+  // The configuration's reader is loaded only by the command that runs, never for its --help.
+  const { ConfigError, sandboxCredentialsOf } = await import('../config.ts');
   try {
     credentials = sandboxCredentialsOf({
       ...env,

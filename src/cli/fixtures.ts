@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import { StringEnum } from '../http/schemas/common.ts';
-import { canonical } from '../services/idempotency.ts';
+import { canonical } from '../domain/canonical-json.ts';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const WITHOUT_BODY: ReadonlySet<string> = new Set(['GET', 'DELETE']);

@@ -2,7 +2,7 @@
 // command prints that usage and runs nothing; an unknown command or option, a missing argument or a value
 // outside its choices prints the message and the usage on stderr and exits 2.
 import { Command, CommanderError, Option } from 'commander';
-import { databaseLabel, loadConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { GROUPS, type CliCommand } from './command.ts';
 import { present } from '../domain/assert.ts';
 
@@ -54,11 +54,15 @@ function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome)
     // Checked here rather than by commander, which would name a missing option before an unknown one.
     const missing = (entry.options ?? []).find((o) => o.required && options[attributeOf(o.flags)] === undefined);
     if (missing) fail(`required option '${missing.flags}' not specified`);
-    // Read the environment only now: `--help` and usage errors never touch (or create) a data folder.
-    const config =
-      entry.database === 'none' ? undefined : loadConfig(process.env, { existingDatabase: entry.database === 'uses' });
-    outcome.config = config;
-    if (entry.writes && config) process.stderr.write(`payouts: database: ${databaseLabel(config)}\n`);
+    // Read the environment only now: `--help` and usage errors never touch (or create) a data folder, nor
+    // load what reading it takes (test/foundation/cli-start.test.ts).
+    let config: Config | undefined;
+    if (entry.database !== 'none') {
+      const { databaseLabel, loadConfig } = await import('../config.ts');
+      config = loadConfig(process.env, { existingDatabase: entry.database === 'uses' });
+      outcome.config = config;
+      if (entry.writes) process.stderr.write(`payouts: database: ${databaseLabel(config)}\n`);
+    }
     outcome.exitCode = await entry.run({
       get config() {
         return present(config, `\`payouts ${entry.path.join(' ')}\` talks to a server and reads no server config`);

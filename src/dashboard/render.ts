@@ -5,7 +5,7 @@ import { scopeNowMs, type Ctx } from '../context.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Services } from '../services/index.ts';
 import type { OverviewService } from '../services/overview.ts';
-import type { Permission } from '../services/tokens.ts';
+import type { Permission } from '../domain/permissions.ts';
 import { format } from './format.ts';
 
 export interface Flash {

@@ -58,6 +58,16 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, number>> = STATUS_BY_CO
 
 export type ErrorDetails = Record<string, unknown>;
 
+/**
+ * A command that cannot do what the operator asked, for a reason that is the operator's to fix (a data folder
+ * in use, a backup that does not fit, a server that does not answer): the command line prints the message,
+ * never a stack, and exits with `exitCode`. Here, apart from the modules that raise it, so that the command
+ * line knows it without loading them (test/foundation/cli-start.test.ts).
+ */
+export class OperatorError extends Error {
+  readonly exitCode: number = 1;
+}
+
 /** An error meant for the API caller: its code, a sentence, and where useful the field at fault. */
 export class AppError extends Error {
   readonly status: number;

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
-import type { Permission, Principal, TokenService } from '../services/tokens.ts';
+import type { Principal, TokenService } from '../services/tokens.ts';
+import type { Permission } from '../domain/permissions.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

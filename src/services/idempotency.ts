@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { AppError } from '../domain/errors.ts';
 import { isUniqueViolation, withinTransaction, type Db, type Tx } from '../store/db.ts';
 import { scopeNowMs, wallNowMs, type Ctx, type Scope } from '../context.ts';
+import { canonical } from '../domain/canonical-json.ts';
 
 /** An answer as it went out: its status and the exact bytes of its body. */
 export interface StoredAnswer {
@@ -17,18 +18,6 @@ export interface RequestIdentity {
   route: string;
   params: unknown;
   body: unknown;
-}
-
-/** Key order does not change what a request means, so it does not change its hash either. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 // Keys are one namespace per platform environment: a key reused on another route is a different request.

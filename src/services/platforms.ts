@@ -7,7 +7,8 @@ import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 import type { Tx } from '../store/db.ts';
 import { defaultCurrencyConfig } from '../platforms.ts';
 import { openInternalAccounts } from './internal-accounts.ts';
-import { insertToken, PERMISSIONS } from './tokens.ts';
+import { insertToken } from './tokens.ts';
+import { PERMISSIONS } from '../domain/permissions.ts';
 
 import { ENVIRONMENTS } from '../domain/environments.ts';
 

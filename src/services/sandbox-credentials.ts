@@ -3,7 +3,8 @@
 import { ConfigError } from '../config.ts';
 import { scopeNowMs, type Ctx } from '../context.ts';
 import { createFirstPlatform, FIRST_PLATFORM, type Credentials } from './platforms.ts';
-import { hashSecret, insertToken, PERMISSIONS } from './tokens.ts';
+import { hashSecret, insertToken } from './tokens.ts';
+import { PERMISSIONS } from '../domain/permissions.ts';
 
 export type PresetOutcome = 'created-platform' | 'added-token' | 'unchanged';
 

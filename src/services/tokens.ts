@@ -9,9 +9,7 @@ import type { ApiTokensTable } from '../store/schema.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
-
-export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+import type { Permission } from '../domain/permissions.ts';
 
 export interface Principal extends Scope {
   tokenId: string;

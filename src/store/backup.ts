@@ -8,9 +8,10 @@ import { chmod, copyFile, link, mkdir, mkdtemp, readFile, readdir, rename, rm, w
 import { dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import * as tar from 'tar';
-import { SQLITE_FILE, sqlitePath } from './db.ts';
+import { SQLITE_FILE, sqlitePath } from './paths.ts';
 import { acceptedKeyChecks, DATA_KEY_SETTINGS } from './data-key.ts';
 import { keyCheckValue } from './key-check.ts';
+import { OperatorError } from '../domain/errors.ts';
 
 const FORMAT = 'payouts-backup';
 const FORMAT_VERSION = 1;
@@ -37,7 +38,7 @@ export interface BackupManifest {
 }
 
 /** A backup that cannot be made or restored, for a reason the operator can act on. */
-export class BackupError extends Error {}
+export class BackupError extends OperatorError {}
 
 function readStaged(file: string): { keyChecks: string[]; documents: string[] } {
   const db = new SqliteDatabase(file, { fileMustExist: true });

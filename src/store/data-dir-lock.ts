@@ -5,11 +5,12 @@
 // ends, however it ends, so a crash leaves nothing stale behind, and no pid file can point at another process.
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { OperatorError } from '../domain/errors.ts';
 
 export const LOCK_FILE = 'payouts.lock';
 
 /** Another process holds the lock in a way that excludes this one. */
-export class DataDirBusyError extends Error {}
+export class DataDirBusyError extends OperatorError {}
 
 function openLock(dataDir: string, waitMs: number): SqliteDatabase.Database {
   const lock = new SqliteDatabase(join(dataDir, LOCK_FILE));

@@ -11,6 +11,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Store } from './db.ts';
 import { keyCheckValue, keyFingerprint, KeyMismatchError } from './key-check.ts';
 import { seal, unseal } from './sealing.ts';
+import { OperatorError } from '../domain/errors.ts';
 
 const SETTING = 'data_key';
 /** The check value a database kept before the data key existed (migration 008). */
@@ -35,7 +36,7 @@ interface Stored {
 }
 
 /** A rotation step the database's state does not allow; the message says what to do instead. */
-export class KeyRotationError extends Error {}
+export class KeyRotationError extends OperatorError {}
 
 function wrappingKey(secretKey: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.from('payouts'), Buffer.from('data-key-seal/v1'), 32));

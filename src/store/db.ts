@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import {
@@ -17,6 +16,7 @@ import type { Database, Db, Tx } from './schema.ts';
 import type { Engine } from './dialect.ts';
 import { withDeferredWrites } from './deferred-writes.ts';
 import { LazyBeginPostgresDialect } from './pg-lazy-begin.ts';
+import { sqlitePath } from './paths.ts';
 
 export type { Engine } from './dialect.ts';
 export type { Db, Tx } from './schema.ts';
@@ -203,13 +203,6 @@ function installPgParsers(): void {
   // int8 (and sums cast to it) come back as bigint, never as a lossy string or number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
   pgParsersInstalled = true;
-}
-
-/** The embedded database's file under DATA_DIR. */
-export const SQLITE_FILE = 'payouts.sqlite';
-
-export function sqlitePath(dataDir: string): string {
-  return join(dataDir, SQLITE_FILE);
 }
 
 export interface StoreOptions {

@@ -12,6 +12,7 @@ import { systemClock } from '../domain/clock.ts';
 import { migrations } from './migrations/index.ts';
 import { isPostgres } from './dialect.ts';
 import type { Db } from './schema.ts';
+import { OperatorError } from '../domain/errors.ts';
 
 /** The table Kysely's Migrator keeps its applied migrations in, with its columns. */
 const TABLE = 'kysely_migration';
@@ -19,7 +20,7 @@ const TABLE = 'kysely_migration';
 const LOCK_KEY = 7_303_501_187;
 
 /** Error of a database that holds a migration this code does not know: a newer release migrated it. */
-export class UnknownMigrationError extends Error {}
+export class UnknownMigrationError extends OperatorError {}
 
 /** Applies the migrations the database lacks, in name order, in one transaction; answers their names. */
 export async function migrate(store: { db: Db }): Promise<string[]> {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { basicAuthorization, expectOk, makeApiClient, type ApiClient } from '../cli/api-client.ts';
-import { serveApp, listeningUrl } from '../cli/commands/serve.ts';
+import { serveApp, listeningUrl } from '../cli/serve-app.ts';
 import { loadConfig, VARIABLES, type LogLevel } from '../config.ts';
 import { systemClock } from '../domain/clock.ts';
 import { parseDuration } from '../domain/durations.ts';

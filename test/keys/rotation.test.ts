@@ -8,7 +8,7 @@ import { createPublicKey, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeLogger } from '../../src/app.ts';
+import { makeLogger } from '../../src/logger.ts';
 import { loadConfig } from '../../src/config.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { makeServices } from '../../src/services/index.ts';
@@ -277,11 +277,11 @@ describe(`a database from before the data key (${engine})`, () => {
 });
 
 describe('the server key reaches secrets only through the data key', () => {
-  it('no code outside config, app, the store and the key commands reads config.secretKey', () => {
+  it('no code outside config, the services opener, the store and the key commands reads config.secretKey', () => {
     // testing/sandbox.ts only hands a caller's SECRET_KEY on to the server it starts (startSandbox's option).
     const allowed = new Set([
       'config.ts',
-      'app.ts',
+      'open-services.ts',
       'cli/commands/keys.ts',
       'cli/commands/backup.ts',
       'testing/sandbox.ts',

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqlitePath } from '../../src/store/db.ts';
+import { sqlitePath } from '../../src/store/paths.ts';
 import {
   connectSandbox,
   startSandbox,

@@ -1,9 +1,6 @@
 import { resolve } from 'node:path';
 import type { Config } from '../../config.ts';
 import { systemClock } from '../../domain/clock.ts';
-import { backupDataDir, restoreDataDir } from '../../store/backup.ts';
-import { holdExclusive, holdShared } from '../../store/data-dir-lock.ts';
-import { keyCheckValue } from '../../store/key-check.ts';
 import { VERSION } from '../../version.ts';
 import type { CliCommand } from '../command.ts';
 
@@ -25,6 +22,10 @@ export const backupCommands: CliCommand[] = [
     async run({ config, args, fail }) {
       embeddedOnly(config, fail, 'backup');
       const file = resolve(args[0] ?? '');
+      const [{ backupDataDir }, { holdShared }] = await Promise.all([
+        import('../../store/backup.ts'),
+        import('../../store/data-dir-lock.ts'),
+      ]);
       const lock = holdShared(config.dataDir);
       try {
         const made = await backupDataDir(config.dataDir, file, { payoutsVersion: VERSION, nowMs: systemClock.nowMs() });
@@ -56,6 +57,11 @@ export const backupCommands: CliCommand[] = [
     async run({ config, args, options, fail }) {
       embeddedOnly(config, fail, 'restore');
       const file = resolve(args[0] ?? '');
+      const [{ restoreDataDir }, { holdExclusive }, { keyCheckValue }] = await Promise.all([
+        import('../../store/backup.ts'),
+        import('../../store/data-dir-lock.ts'),
+        import('../../store/key-check.ts'),
+      ]);
       // Exclusive: fails at once while a server (or any other command) has DATA_DIR open.
       const lock = holdExclusive(config.dataDir);
       try {

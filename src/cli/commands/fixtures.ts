@@ -5,14 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { API_OPTIONS, ApiRefused, apiClientOf, expectOk, type ApiClient, type ApiRequest } from '../api-client.ts';
 import { type CliCommand, type CliInput } from '../command.ts';
-import {
-  checkFixtures,
-  FixtureReferenceError,
-  idempotencyKeyOf,
-  resolveStep,
-  type FixtureStep,
-  type ResolvedRequest,
-} from '../fixtures.ts';
+import type { FixtureStep, ResolvedRequest } from '../fixtures.ts';
+
+/** The file's reader and checker, loaded by this command when it runs, not for every command's --help. */
+const fixtures = () => import('../fixtures.ts');
 
 /** The fixtures that ship with the package (its fixtures/ folder), by name: `payouts fixtures demo`. */
 const BUILT_IN_FOLDER = new URL('../../../fixtures/', import.meta.url);
@@ -44,7 +40,7 @@ function readFixtureText(arg: string): { label: string; text: string } | { probl
 }
 
 /** The file's checked steps, or its problems written on stderr (the caller exits 2). */
-function loadSteps(arg: string): FixtureStep[] | undefined {
+async function loadSteps(arg: string): Promise<FixtureStep[] | undefined> {
   const read = readFixtureText(arg);
   const problems: string[] = [];
   if ('problem' in read) problems.push(read.problem);
@@ -56,7 +52,7 @@ function loadSteps(arg: string): FixtureStep[] | undefined {
       problems.push(`${read.label} is not JSON: ${(err as Error).message}`);
     }
     if (problems.length === 0) {
-      const checked = checkFixtures(raw, process.env);
+      const checked = (await fixtures()).checkFixtures(raw, process.env);
       if (!checked.problems) return checked.steps;
       problems.push(...checked.problems.map((problem) => `${read.label}: ${problem}`));
     }
@@ -74,6 +70,7 @@ function idOf(body: unknown): string {
 
 /** Sends the steps in order; the exit code: 0 all answered 2xx, 1 one was refused, 2 a reference is missing. */
 async function apply(steps: FixtureStep[], api: ApiClient, json: boolean): Promise<number> {
+  const { FixtureReferenceError, idempotencyKeyOf, resolveStep } = await fixtures();
   const answers = new Map<string, unknown>();
   const width = Math.max(...steps.map((s) => s.name.length));
   const line = (step: FixtureStep, request: ApiRequest, status: string, rest: string) => {
@@ -113,8 +110,8 @@ async function apply(steps: FixtureStep[], api: ApiClient, json: boolean): Promi
 
 async function runFixtures(input: CliInput): Promise<number> {
   const [file = ''] = input.args;
-  const api = apiClientOf(input);
-  const steps = loadSteps(file);
+  const api = await apiClientOf(input);
+  const steps = await loadSteps(file);
   if (!steps) return 2;
   return apply(steps, api, input.options.json === true);
 }

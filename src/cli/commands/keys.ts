@@ -3,17 +3,14 @@
 // the operator restarts every process with the new key, and `--finish` (run with the new key) drops the
 // old seal. `--abort` (run with the old key) drops the new seal instead.
 import { readFileSync } from 'node:fs';
-import { decodeSecretKey } from '../../config.ts';
 import { systemClock } from '../../domain/clock.ts';
-import { acceptedKeys, addKey, keepOnlyKey, KeyRotationError } from '../../store/data-key.ts';
-import { keyCheckValue, keyFingerprint } from '../../store/key-check.ts';
 import { stringOption, type CliCommand, type CliInput } from '../command.ts';
 import { printJson, withServices } from '../services.ts';
 
 const KEY_FORMAT = 'hex (64 characters or more) or base64 of at least 32 bytes, as from `openssl rand -hex 32`';
 
 /** The new key from --new-key-file or NEW_SECRET_KEY; a usage error when it is missing or malformed. */
-function newKeyOf(options: Record<string, unknown>, fail: CliInput['fail']): Buffer {
+async function newKeyOf(options: Record<string, unknown>, fail: CliInput['fail']): Promise<Buffer> {
   const file = stringOption(options, 'newKeyFile');
   let raw: string;
   let source: string;
@@ -28,6 +25,7 @@ function newKeyOf(options: Record<string, unknown>, fail: CliInput['fail']): Buf
     source = 'NEW_SECRET_KEY';
     raw = process.env.NEW_SECRET_KEY?.trim() ?? '';
   }
+  const { decodeSecretKey } = await import('../../config.ts');
   const key = raw === '' ? undefined : decodeSecretKey(raw);
   if (!key || key.length < 32) return fail(`${source} does not hold a key: it must be ${KEY_FORMAT}`);
   return key;
@@ -50,35 +48,34 @@ function stepOf(options: Record<string, unknown>, fail: CliInput['fail']): 'star
 
 async function rotate({ config, options, fail }: CliInput): Promise<number> {
   const step = stepOf(options, fail);
-  const newKey = step === 'start' ? newKeyOf(options, fail) : undefined;
-  try {
-    return await withServices(config, async ({ store }) => {
-      if (newKey) {
-        const added = await addKey(store, config.secretKey, newKey, systemClock.nowMs());
-        const [from, to] = [keyCheckValue(config.secretKey), keyCheckValue(newKey)].map(keyFingerprint);
-        process.stdout.write(
-          `${added ? 'added' : 'already added'}: the database accepts the old key (${from}) and the new key ` +
-            `(${to}).\nNext: restart every payouts process with SECRET_KEY set to the new key, then run ` +
-            '`payouts keys rotate --finish` with it.\n',
-        );
-        return 0;
-      }
-      const end = step === 'finish' ? 'finish' : 'abort';
-      const dropped = await keepOnlyKey(store, config.secretKey, end);
-      const kept = keyFingerprint(keyCheckValue(config.secretKey));
+  const newKey = step === 'start' ? await newKeyOf(options, fail) : undefined;
+  // A rotation that cannot go on (KeyRotationError) is the operator's to fix: main.ts prints its message.
+  const [{ addKey, keepOnlyKey }, { keyCheckValue, keyFingerprint }] = await Promise.all([
+    import('../../store/data-key.ts'),
+    import('../../store/key-check.ts'),
+  ]);
+  return withServices(config, async ({ store }) => {
+    if (newKey) {
+      const added = await addKey(store, config.secretKey, newKey, systemClock.nowMs());
+      const [from, to] = [keyCheckValue(config.secretKey), keyCheckValue(newKey)].map(keyFingerprint);
       process.stdout.write(
-        dropped === 0
-          ? `no rotation in progress: the database accepts only this key (${kept})\n`
-          : `${end === 'finish' ? 'finished' : 'aborted'}: the database accepts only this key (${kept}); ` +
-              'a process started with the other key now refuses to start\n',
+        `${added ? 'added' : 'already added'}: the database accepts the old key (${from}) and the new key ` +
+          `(${to}).\nNext: restart every payouts process with SECRET_KEY set to the new key, then run ` +
+          '`payouts keys rotate --finish` with it.\n',
       );
       return 0;
-    });
-  } catch (err) {
-    if (!(err instanceof KeyRotationError)) throw err;
-    process.stderr.write(`payouts: ${err.message}\n`);
-    return 1;
-  }
+    }
+    const end = step === 'finish' ? 'finish' : 'abort';
+    const dropped = await keepOnlyKey(store, config.secretKey, end);
+    const kept = keyFingerprint(keyCheckValue(config.secretKey));
+    process.stdout.write(
+      dropped === 0
+        ? `no rotation in progress: the database accepts only this key (${kept})\n`
+        : `${end === 'finish' ? 'finished' : 'aborted'}: the database accepts only this key (${kept}); ` +
+            'a process started with the other key now refuses to start\n',
+    );
+    return 0;
+  });
 }
 
 export const keyCommands: CliCommand[] = [
@@ -103,6 +100,7 @@ export const keyCommands: CliCommand[] = [
     database: 'uses',
     writes: false,
     async run({ config, options }) {
+      const { acceptedKeys } = await import('../../store/data-key.ts');
       const keys = await withServices(config, ({ store }) => acceptedKeys(store, config.secretKey));
       if (options.json) printJson({ rotating: keys.length > 1, keys }, true);
       else {

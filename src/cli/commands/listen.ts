@@ -44,7 +44,7 @@ export const listenCommand: CliCommand = {
     const port = Number(portText);
     if (!/^\d+$/.test(portText) || port > 65535)
       return input.fail(`--port takes a port from 0 to 65535, not "${portText}"`);
-    const api = apiClientOf(input);
+    const api = await apiClientOf(input);
     const before = await config(api, 'GET');
     const receiver = await startWebhookReceiver(systemClock, port);
     const inbox = receiver.inbox(before);

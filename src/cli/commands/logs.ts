@@ -79,7 +79,7 @@ async function newEntries(client: ApiClient, base: URLSearchParams, sinceMs: num
 }
 
 async function tail(input: CliInput): Promise<number> {
-  const client = apiClientOf(input);
+  const client = await apiClientOf(input);
   const limit = Number(stringOption(input.options, 'limit') ?? '10');
   if (!Number.isInteger(limit) || limit < 0 || limit > 100) input.fail('--limit takes a whole number from 0 to 100');
   const json = input.options.json === true;

@@ -1,7 +1,3 @@
-import { verifyLedger } from '../../ledger/verify.ts';
-import { openStore } from '../../store/db.ts';
-import { migrate } from '../../store/migrate.ts';
-import { holdShared } from '../../store/data-dir-lock.ts';
 import type { CliCommand } from '../command.ts';
 import { withServices } from '../services.ts';
 
@@ -11,6 +7,11 @@ export const migrateCommand: CliCommand = {
   database: 'creates',
   writes: true,
   async run({ config }) {
+    const [{ openStore }, { migrate }, { holdShared }] = await Promise.all([
+      import('../../store/db.ts'),
+      import('../../store/migrate.ts'),
+      import('../../store/data-dir-lock.ts'),
+    ]);
     const lock = config.databaseUrl ? undefined : holdShared(config.dataDir);
     const store = openStore({
       dataDir: config.dataDir,
@@ -35,6 +36,7 @@ export const operationCommands: CliCommand[] = [
     database: 'uses',
     writes: false,
     async run({ config }) {
+      const { verifyLedger } = await import('../../ledger/verify.ts');
       const violations = await withServices(config, ({ store }) => verifyLedger(store));
       if (violations.length === 0) {
         process.stdout.write('ledger ok: every invariant holds\n');

@@ -1,14 +1,12 @@
-import { createPlatform, listPlatforms, platformExists } from '../../services/platforms.ts';
-import {
-  insertToken,
-  listPlatformTokens,
-  PERMISSIONS,
-  revokeTokenById,
-  type Permission,
-} from '../../services/tokens.ts';
+// The platforms and their tokens. The services are loaded by the command that runs, not for every command's
+// --help (test/foundation/cli-start.test.ts).
 import type { Environment } from '../../domain/environments.ts';
+import { PERMISSIONS, type Permission } from '../../domain/permissions.ts';
 import { stringOption, type CliCommand } from '../command.ts';
 import { printJson, withServices } from '../services.ts';
+
+const platformsService = () => import('../../services/platforms.ts');
+const tokensService = () => import('../../services/tokens.ts');
 
 const json = { flags: '--json', description: 'print one JSON line' };
 
@@ -21,6 +19,7 @@ export const platformCommands: CliCommand[] = [
     writes: true,
     async run({ config, options }) {
       const name = stringOption(options, 'name') ?? '';
+      const { createPlatform } = await platformsService();
       const created = await withServices(config, ({ services }) => createPlatform(services.ctx, name));
       if (options.json) printJson(created, true);
       else process.stdout.write(`platform ${created.platformId}\n${JSON.stringify(created, null, 2)}\n`);
@@ -34,6 +33,7 @@ export const platformCommands: CliCommand[] = [
     database: 'uses',
     writes: false,
     async run({ config, options }) {
+      const { listPlatforms } = await platformsService();
       const platforms = await withServices(config, ({ services }) => listPlatforms(services.ctx));
       if (options.json) printJson(platforms, true);
       else for (const p of platforms) process.stdout.write(`${p.id}\t${p.name}\t${p.createdAt}\n`);
@@ -63,6 +63,7 @@ export const tokenCommands: CliCommand[] = [
         .map((p) => p.trim().toUpperCase());
       const unknown = permissions.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
       if (unknown.length) fail(`unknown permissions: ${unknown.join(', ')} (use ${PERMISSIONS.join(', ')})`);
+      const [{ platformExists }, { insertToken }] = await Promise.all([platformsService(), tokensService()]);
       const token = await withServices(config, async ({ store, services }) => {
         if (!(await platformExists(services.ctx, platform))) fail(`no platform ${platform}`);
         return insertToken(
@@ -85,6 +86,7 @@ export const tokenCommands: CliCommand[] = [
     writes: false,
     async run({ config, options, fail }) {
       const platform = stringOption(options, 'platform') ?? '';
+      const [{ platformExists }, { listPlatformTokens }] = await Promise.all([platformsService(), tokensService()]);
       const tokens = await withServices(config, async ({ services }) => {
         if (!(await platformExists(services.ctx, platform))) fail(`no platform ${platform}`);
         return listPlatformTokens(services.ctx, platform);
@@ -104,6 +106,7 @@ export const tokenCommands: CliCommand[] = [
     database: 'uses',
     writes: true,
     async run({ config, args }) {
+      const { revokeTokenById } = await tokensService();
       const token = await withServices(config, ({ services }) => revokeTokenById(services.ctx, args[0] ?? ''));
       process.stdout.write(`${token.id} revoked at ${token.revokedAt}\n`);
       return 0;

@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ENVIRONMENTS, type Environment } from '../../domain/environments.ts';
 import { FAILURE_REASONS, isFailureReason } from '../../domain/failure-reasons.ts';
 import { parseDuration } from '../../domain/durations.ts';
-import {
-  settleMany,
-  summarize,
-  type Selection,
-  type SettlementAction,
-  type SettlementLine,
-} from '../../services/settlement.ts';
+import type { Selection, SettlementAction, SettlementLine } from '../../services/settlement.ts';
 import { stringOption, type CliCommand, type CliInput, type CliOption } from '../command.ts';
 import { withServices } from '../services.ts';
 
@@ -64,6 +58,8 @@ async function run(action: SettlementAction, input: CliInput): Promise<number> {
     return input.fail(`--reason must be one of ${FAILURE_REASONS.join(', ')}`);
   const request = { action, reason: reasonText, dryRun: input.options.dryRun === true, selection };
   const lines: SettlementLine[] = [];
+  // Loaded by the command that runs, not for every command's --help (test/foundation/cli-start.test.ts).
+  const { settleMany, summarize } = await import('../../services/settlement.ts');
   await withServices(input.config, async ({ services }) => {
     for await (const line of settleMany(services.ctx, services.transactions, request)) {
       lines.push(line);

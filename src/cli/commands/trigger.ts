@@ -40,7 +40,7 @@ export const triggerCommand: CliCommand = {
     // Lenient on case: `payouts trigger outgoing_payment.failed` means the same event.
     const event = given.toUpperCase();
     if (!isTriggerEvent(event)) return input.fail(`unknown event "${given}"; one of: ${TRIGGER_EVENTS.join(', ')}`);
-    const api = apiClientOf(input);
+    const api = await apiClientOf(input);
     const request: ApiRequest = { method: 'POST', path: '/sandbox/trigger', body: { event } };
     const answer = expectOk(request, await api.call(request)).body as TriggerAnswer;
     process.stdout.write(input.options.json ? `${JSON.stringify(answer, null, 2)}\n` : summary(answer));

@@ -2,7 +2,8 @@
 // never again), revoke.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { PERMISSIONS, type ApiToken } from '../../services/tokens.ts';
+import type { ApiToken } from '../../services/tokens.ts';
+import { PERMISSIONS } from '../../domain/permissions.ts';
 import { checked, fieldsOf, requiredText, text } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 
