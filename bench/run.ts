@@ -23,6 +23,7 @@
  *
  * Every loop is bounded by time and count; all traffic stays on 127.0.0.1.
  */
+import { existsSync } from 'node:fs';
 import { freePort, runCommand, spawnDaemon, spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 import { captureLifecycle, describeLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
@@ -85,7 +86,12 @@ async function drain(monitor: Awaited<ReturnType<typeof open>>, p: BenchPlatform
 async function startPrism(): Promise<Target | undefined> {
   if (process.env.BENCH_PRISM !== '1') return undefined;
   const port = await freePort();
-  const contract = '/work/shared/reference/grid-openapi-2026-08.yaml';
+  // The public contract is not ours to ship: BENCH_PRISM_CONTRACT names a copy of its OpenAPI file.
+  const contract = process.env.BENCH_PRISM_CONTRACT ?? '/work/shared/reference/grid-openapi-2026-08.yaml';
+  if (!existsSync(contract))
+    throw new Error(
+      `BENCH_PRISM=1 mocks the public contract: set BENCH_PRISM_CONTRACT to its OpenAPI file (no ${contract})`,
+    );
   // Installed into npx's cache for the bench only, never a dependency. Its own binary is run, not npx, so
   // that stopping it stops the mock itself rather than a wrapper that would leave it behind.
   const which = await runCommand('npx', ['-y', '-p', '@stoplight/prism-cli', 'which', 'prism'], {

@@ -19,8 +19,8 @@ export async function enqueueJob<K extends JobKind>(
   payload: JobPayloads[K],
   realNowMs: number,
   delayMs = 0,
+  id: string = newId('Job'),
 ): Promise<string> {
-  const id = newId('Job');
   await deferInsert(trx, 'jobs', {
     id,
     platform_id: scope.platformId,
@@ -37,6 +37,26 @@ export async function enqueueJob<K extends JobKind>(
   });
   return id;
 }
+
+/**
+ * The id of the job an owner queues for itself and may call off (a quote's expiry): made from the owner's
+ * id, so calling it off needs no lookup and no column. An owner has at most one such job.
+ */
+export function ownedJobId(ownerId: string): string {
+  return `Job:${ownerId.slice(ownerId.indexOf(':') + 1)}`;
+}
+
+/**
+ * Calls off a job that has not started, in the caller's transaction: its owner no longer needs it (an
+ * executed quote's expiry), so it is done without running. A job already claimed runs, and finds nothing to do.
+ */
+export function callOffJob(trx: Tx, id: string, realNowMs: number): Promise<void> {
+  return deferUpdate(trx, { key: `jobs ${id}`, update: callOff, values: { id, at: BigInt(realNowMs) } });
+}
+
+const callOff = statement((db, { id, at }: { id: string; at: bigint }) =>
+  db.updateTable('jobs').set({ status: 'done', updated_at: at }).where('id', '=', id).where('status', '=', 'pending'),
+);
 
 export interface ClaimFilter {
   /** One job by id (a caller that runs the job it just queued, see JobWorker.runNow). */

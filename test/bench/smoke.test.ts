@@ -37,6 +37,18 @@ describe('benches', () => {
     assert.match(out, /cores .*Node v\d+/, 'the machine is described');
   });
 
+  it('npm run bench:lifetimes prints its rounds per engine', { timeout: TIMEOUT_MS }, async () => {
+    const out = await bench('bench/lifetimes.ts', {
+      BENCH_ROUNDS: '2',
+      BENCH_SECONDS: '0.3',
+      BENCH_CONCURRENCY: '2',
+      BENCH_SERVER: 'sources',
+    });
+    const count = (re: RegExp) => out.match(re)?.length ?? 0;
+    for (const line of [/RATIO round 2 \/ round 1 +\d+\.\d\d×/g, /expiry jobs run: \d+, of which/g])
+      assert.equal(count(line), engines().length, `${line.source} once per engine\n${out}`);
+  });
+
   it('npm run bench:growth prints large ÷ small ratios per engine', { timeout: TIMEOUT_MS }, async () => {
     const out = await bench('bench/growth.ts', {
       BENCH_GROWTH_SMALL: '100',

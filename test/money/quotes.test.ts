@@ -119,6 +119,43 @@ describe('quotes', () => {
     assert.equal(await balance(p, customerId), 90_000, 'debited once');
   });
 
+  /** The state of the expiry job queued for `quoteId` (undefined when there is none). */
+  async function expiryJobOf(quoteId: string): Promise<string | undefined> {
+    const job = await server.app.store.db
+      .selectFrom('jobs')
+      .select('status')
+      .where('kind', '=', 'quote.expire')
+      .where('payload', 'like', `%${quoteId}%`)
+      .executeTakeFirst();
+    return job?.status;
+  }
+
+  it('an executed quote calls off its expiry job, so nothing runs for it when its lifetime ends', async () => {
+    // Under a steady load every quote's job used to fall due five minutes later and find nothing to do: as
+    // many dead jobs a second as quotes, from the sixth minute on, taking the pool from the requests.
+    const executed = await quoteTo('000');
+    assert.equal(await expiryJobOf(executed.quote.id), 'pending', 'a new quote waits for its expiry');
+    assert.equal((await p.api.post(`/quotes/${executed.quote.id}/execute`)).status, 200);
+    assert.equal(await expiryJobOf(executed.quote.id), 'done', 'called off in the execution itself');
+
+    const payer = await fundedCustomer(p, 'USD', 0);
+    const destination = await externalAccount(p, payer.customerId, 'EUR_ACCOUNT', '000');
+    const realtime = await p.api.post('/quotes', {
+      source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: payer.customerId },
+      destination: { destinationType: 'ACCOUNT', accountId: destination },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 2_000,
+    });
+    assert.equal((await p.api.post('/sandbox/send', { quoteId: realtime.body.id, currencyCode: 'USD' })).status, 200);
+    assert.equal(await expiryJobOf(realtime.body.id), 'done', 'and so does a quote its funds ran');
+
+    const left = await quoteTo('000');
+    await p.api.post('/sandbox/clock/advance', { seconds: 301 });
+    assert.equal(await expiryJobOf(left.quote.id), 'done', 'the one left alone expired by its job');
+    assert.equal((await p.api.get(`/quotes/${left.quote.id}`)).body.status, 'EXPIRED');
+    assert.equal((await p.api.get(`/quotes/${executed.quote.id}`)).body.status, 'COMPLETED', 'the executed one stays');
+  });
+
   it('refuses to execute without the money, and the quote stays executable', async () => {
     const payer = await fundedCustomer(p, 'USD', 5_000);
     const destination = await externalAccount(p, payer.customerId, 'EUR_ACCOUNT', '000');

@@ -4,6 +4,7 @@ import { present } from '../../domain/assert.ts';
 import { AppError, conflict, invalidInput } from '../../domain/errors.ts';
 import { iso } from '../../domain/clock.ts';
 import { runAgainAt } from '../../jobs/kinds.ts';
+import { callOffJob, ownedJobId } from '../../jobs/queue.ts';
 import type { JobWorker } from '../../jobs/worker.ts';
 import type { Tx } from '../../store/db.ts';
 import type { QuotesTable, TransactionsTable } from '../../store/schema.ts';
@@ -71,7 +72,10 @@ async function claimFunded(ctx: Ctx, trx: Tx, scope: Scope, quoteId: string): Pr
   const now = BigInt(scopeNowMs(ctx, scope));
   const values = { id: quoteId, platformId: scope.platformId, environment: scope.environment, now };
   const claimed = await claimStatement.first(trx, values);
-  if (claimed) return claimed;
+  if (claimed) {
+    await callOffJob(trx, ownedJobId(quoteId), wallNowMs(ctx));
+    return claimed;
+  }
   const quote = await loadQuote(ctx, trx, scope, quoteId);
   throw refusal(ctx, scope, quote) ?? conflict('QUOTE_NOT_PENDING', `Quote ${quoteId} is already being executed`);
 }
@@ -91,6 +95,7 @@ async function claimRealtime(ctx: Ctx, trx: Tx, scope: Scope, quote: QuotesTable
     .where('status', '=', 'PENDING')
     .executeTakeFirst();
   if (claimed.numUpdatedRows !== 1n) throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} is already being executed`);
+  await callOffJob(trx, ownedJobId(quote.id), wallNowMs(ctx));
 }
 
 /**

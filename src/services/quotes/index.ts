@@ -2,7 +2,7 @@
 // together (resolve both ends, price once, write the quote and its transaction, queue its expiry).
 import { invalidInput } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
+import { enqueueJob, ownedJobId } from '../../jobs/queue.ts';
 import { deferInsert } from '../../store/deferred-writes.ts';
 import type { JobWorker } from '../../jobs/worker.ts';
 import type { Page, PageRequest } from '../../domain/paging.ts';
@@ -92,7 +92,9 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
     await insertTransaction(trx, scope, payment);
     const quote = quoteRow(scope, priced, payment.id);
     await deferInsert(trx, 'quotes', quote);
-    await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs);
+    // Its own id, so that running the quote calls it off (execution.ts) instead of leaving it to run for nothing.
+    const expiry = ownedJobId(quoteId);
+    await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs, expiry);
     return quote;
   });
   if (input.immediatelyExecute) return executeQuote(deps, scope, quoteId);
