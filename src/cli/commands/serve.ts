@@ -36,6 +36,8 @@ export const serveCommand: CliCommand = {
       process.on('disconnect', () => void stop('disconnect'));
       process.send({ event: 'payouts:listening', url: listeningUrl(app) } satisfies ServeReady);
     }
+    const { databaseAdvice } = await import('../../store/database-advice.ts');
+    for (const advice of await databaseAdvice(app.store)) app.http.log.warn({ engine: app.store.engine }, advice);
     app.http.log.info({ engine: app.store.engine, api: `/${API_VERSION}` }, 'payouts service ready');
     return undefined;
   },
