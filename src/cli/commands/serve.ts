@@ -37,7 +37,9 @@ export const serveCommand: CliCommand = {
       process.send({ event: 'payouts:listening', url: listeningUrl(app) } satisfies ServeReady);
     }
     const { databaseAdvice } = await import('../../store/database-advice.ts');
-    for (const advice of await databaseAdvice(app.store)) app.http.log.warn({ engine: app.store.engine }, advice);
+    // Advice only: a server that cannot read its database's settings this moment still serves.
+    const advice = await databaseAdvice(app.store).catch(() => []);
+    for (const line of advice) app.http.log.warn({ engine: app.store.engine }, line);
     app.http.log.info({ engine: app.store.engine, api: `/${API_VERSION}` }, 'payouts service ready');
     return undefined;
   },
