@@ -2,6 +2,7 @@
 // command's --help) does not load the app (test/foundation/cli-start.test.ts).
 import { createApp, type App } from '../app.ts';
 import type { Config } from '../config.ts';
+import { databaseAdvice } from '../store/database-advice.ts';
 import { firstStart, presetStart, type Terminal } from './first-start.ts';
 
 /** The address the server listens on, as a URL a client on this machine can use. */
@@ -13,11 +14,15 @@ export function listeningUrl(app: App): string {
 }
 
 /**
- * The start of a server, shared by `payouts serve` and the test API's in-process mode: wire the app, give the
- * preset credentials, listen, then make the `default` platform of a first start. Closes what it opened on failure.
+ * The start of a server, shared by `payouts serve` and the test API's in-process mode: wire the app, say what
+ * the database's settings call for, give the preset credentials, listen, then make the `default` platform of
+ * a first start. Closes what it opened on failure.
  */
 export async function serveApp(config: Config, terminal: Terminal): Promise<App> {
   const app = await createApp(config);
+  // Advice only, and before the port opens: a server that cannot read its database's settings still serves.
+  const advice = await databaseAdvice(app.store).catch(() => []);
+  for (const line of advice) app.http.log.warn({ engine: app.store.engine }, line);
   try {
     // Preset credentials lose nothing when the start fails, and must work from the first request.
     await presetStart(app, config, terminal);

@@ -36,10 +36,6 @@ export const serveCommand: CliCommand = {
       process.on('disconnect', () => void stop('disconnect'));
       process.send({ event: 'payouts:listening', url: listeningUrl(app) } satisfies ServeReady);
     }
-    const { databaseAdvice } = await import('../../store/database-advice.ts');
-    // Advice only: a server that cannot read its database's settings this moment still serves.
-    const advice = await databaseAdvice(app.store).catch(() => []);
-    for (const line of advice) app.http.log.warn({ engine: app.store.engine }, line);
     app.http.log.info({ engine: app.store.engine, api: `/${API_VERSION}` }, 'payouts service ready');
     return undefined;
   },
