@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { after, describe, it } from '../helpers/node-test.ts';
-import { spawnServer } from '../helpers/processes.ts';
+import { spawnServer, type ServerProcess } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('the local default', () => {
   const dirs: string[] = [];
@@ -20,10 +21,15 @@ describe('the local default', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The ready line comes just after the port opens (which is all spawnServer waits for): stop only once it has. */
+  const readyLogged = (server: ServerProcess) =>
+    waitFor(() => server.output().includes('payouts service ready'), 'the ready line', 30_000).catch(() => undefined);
+
   it('logs one readable line per entry on a terminal, never JSON', async () => {
     const server = await spawnServer({ DATA_DIR: freshDir(), DATABASE_URL: '', LOG_LEVEL: 'info' }, undefined, {
       tty: true,
     });
+    await readyLogged(server);
     await server.stop();
     const ready = server
       .output()
@@ -36,6 +42,7 @@ describe('the local default', () => {
 
   it('logs JSON lines when stdout is not a terminal', async () => {
     const server = await spawnServer({ DATA_DIR: freshDir(), DATABASE_URL: '', LOG_LEVEL: 'info' });
+    await readyLogged(server);
     await server.stop();
     const ready = server
       .output()
