@@ -15,15 +15,12 @@
  */
 import { spawnServer } from '../test/helpers/processes.ts';
 import { call, ratio, saturate, target, x, type Target } from './lib/load.ts';
-import { engineLabels, freshEngine, makePlatform, open, type BenchPlatform } from './lib/setup.ts';
+import { BENCH_SERVER, engineLabels, freshEngine, makePlatform, open, type BenchPlatform } from './lib/setup.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const LIFETIME_S = 10;
-/** From the build, as an installation runs it; BENCH_SERVER=sources runs the TypeScript through tsx. */
-const SERVER_COMMAND =
-  process.env.BENCH_SERVER === 'sources' ? undefined : [process.execPath, 'bin/payouts.mjs', 'serve'];
 
 async function quoteAndExecute(t: Target, p: BenchPlatform, i: number): Promise<boolean> {
   const payer = p.payers[i % p.payers.length]!;
@@ -46,7 +43,7 @@ for (const label of engineLabels()) {
     const server = await spawnServer(
       { ...engine.env, QUOTE_TTL_SECONDS: String(LIFETIME_S) },
       60_000,
-      SERVER_COMMAND ? { command: SERVER_COMMAND } : {},
+      BENCH_SERVER.options,
     );
     const rates: number[] = [];
     let errors = 0;

@@ -31,6 +31,7 @@ import { call, peakRssMb, percentile, ratio, saturate, target, x, type Result, t
 import { pgCeiling, sqliteCeiling, type Ceiling } from './lib/raw-sql.ts';
 import { startReceiver, type Receiver } from './lib/receiver.ts';
 import {
+  BENCH_SERVER,
   engineLabels,
   freshEngine,
   machine,
@@ -46,8 +47,6 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = 3;
-const SERVER_COMMAND =
-  process.env.BENCH_SERVER === 'sources' ? undefined : [process.execPath, 'bin/payouts.mjs', 'serve'];
 const DRAIN_LIMIT_S = Number(process.env.BENCH_DRAIN_LIMIT_SECONDS ?? 120);
 const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: the server's connections, and the ceiling's
 /** Server processes on PostgreSQL, all on one database, the load spread over them (SQLite has one writer). */
@@ -268,9 +267,8 @@ async function benchEngine(label: Engine['label']): Promise<void> {
     const prepared = await prepare(engine, ceilingEngine, receiver, processes);
     const { main, hooks, lifecycle, ceiling, ceilingPlatform } = prepared;
     stops.push(() => ceiling.close());
-    const serverOptions = SERVER_COMMAND ? { command: SERVER_COMMAND } : {};
     for (let n = 0; n < processes; n++)
-      servers.push(await spawnServer({ ...engine.env, JOB_POLL_MS: '50' }, undefined, serverOptions));
+      servers.push(await spawnServer({ ...engine.env, JOB_POLL_MS: '50' }, undefined, BENCH_SERVER.options));
     const urls = servers.map((s) => s.baseUrl);
     stateless = await spawnServer({}, 60_000, {
       command: [process.execPath, '--import', 'tsx', 'bench/stateless-server.ts'],
@@ -303,8 +301,6 @@ async function benchEngine(label: Engine['label']): Promise<void> {
 
 console.log(`payouts bench — ${machine()}`);
 console.log('Ratios of figures taken in this run; absolute rates depend on the machine and what else it runs.');
-console.log(
-  `Server: ${SERVER_COMMAND ? 'payouts serve from the build (dist/), plain Node' : 'the sources through tsx'}`,
-);
+console.log(`Server: ${BENCH_SERVER.label}`);
 for (const label of engineLabels()) await benchEngine(label);
 if (!serverUrl()) console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { SpawnOptions } from '../../test/helpers/processes.ts';
 import type { ExternalAccountInput } from '../../src/domain/account-types.ts';
 import { openServices } from '../../src/open-services.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -72,6 +73,18 @@ export function engineLabels(): Engine['label'][] {
     throw new Error('BENCH_ENGINES names postgresql: set TEST_DATABASE_URL or BENCH_DATABASE_URL to its server');
   return all.filter((e) => only.includes(e.toLowerCase()));
 }
+
+/**
+ * How the benches start `payouts serve`: from the build, as an installation runs it, or with
+ * BENCH_SERVER=sources the TypeScript through tsx (the same code, plus tsx's loader).
+ */
+export const BENCH_SERVER: { options: SpawnOptions; label: string } =
+  process.env.BENCH_SERVER === 'sources'
+    ? { options: {}, label: 'the sources through tsx' }
+    : {
+        options: { command: [process.execPath, 'bin/payouts.mjs', 'serve'] },
+        label: 'payouts serve from the build (dist/), plain Node',
+      };
 
 export async function open(engine: Engine, extra: Record<string, string> = {}) {
   return openServices(loadConfig({ ...engine.env, RUN_WORKERS: 'false', ...extra }));
