@@ -37,6 +37,31 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * The URL a `payouts serve` started with an IPC channel says it bound (PORT=0 lets the kernel pick the port,
+ * so no other process can take it between a choice and the bind). Rejects if the child exits or stays
+ * silent for `timeoutMs`. The channel is unref'd once the message is in, so it keeps no parent alive.
+ */
+export function listeningUrlOf(child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`payouts serve did not listen within ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (message: Partial<ServeReady>) => {
+      if (message.event === 'payouts:listening' && typeof message.url === 'string') done(undefined, message.url);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      done(new Error(`payouts serve exited (${signal ?? code}) before it listened`));
+    const onError = (err: Error) => done(err);
+    function done(err: Error | undefined, url?: string) {
+      clearTimeout(timer);
+      child.off('message', onMessage).off('exit', onExit).off('error', onError);
+      if (err) return reject(err);
+      child.channel?.unref();
+      resolve(url ?? '');
+    }
+    child.on('message', onMessage).once('exit', onExit).once('error', onError);
+  });
+}
+
 /** Starts `payouts serve` with `env` and resolves once it listens; a child that exits or hangs first is a failure. */
 export async function startChildServer(
   env: NodeJS.ProcessEnv,
@@ -51,25 +76,7 @@ export async function startChildServer(
     });
   }
   try {
-    const serverUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`payouts serve did not listen within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      child.on('message', (message: Partial<ServeReady>) => {
-        if (message.event !== 'payouts:listening' || typeof message.url !== 'string') return;
-        clearTimeout(timer);
-        resolve(message.url);
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`payouts serve exited (${signal ?? code}) before it listened`));
-      });
-      child.once('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-    });
+    const serverUrl = await listeningUrlOf(child, timeoutMs);
     return { serverUrl, stop: () => stopChild(child) };
   } catch (err) {
     await stopChild(child);

@@ -3,7 +3,7 @@
 // its output is kept for the failure message.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { exited, stopChild } from '../../src/testing/child.ts';
+import { exited, listeningUrlOf, stopChild } from '../../src/testing/child.ts';
 import { after } from './node-test.ts';
 import { waitFor } from './wait.ts';
 
@@ -117,24 +117,25 @@ export interface SpawnOptions {
 const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
 /**
- * Starts `payouts serve` as a real OS process and waits until /readyz answers. A process that exits
- * first, or is not ready within `timeoutMs`, is stopped and the start fails with its output.
+ * Starts `payouts serve` as a real OS process and waits until /readyz answers. It binds PORT=0 and says
+ * which port over an IPC channel (`payouts:listening`; `script` passes the channel on in tty mode), so no
+ * other test's server can take the port between a choice and the bind and answer in its place. A process
+ * that exits first, or is not ready within `timeoutMs`, is stopped and the start fails with its output.
  */
 export async function spawnServer(
   env: Record<string, string>,
   timeoutMs = PROCESS_TIMEOUT_MS,
   options: SpawnOptions = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
   const command = options.command ?? [process.execPath, ...SOURCE_CLI, 'serve'];
   // `script` passes SIGTERM on to the server, so stop() works the same way.
   const [file = process.execPath, ...args] = options.tty
     ? ['script', '-qfec', command.map(quoted).join(' '), '/dev/null']
     : command;
   const child = spawn(file, args, {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' },
     cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -147,36 +148,36 @@ export async function spawnServer(
     [child.stdout, true],
     [child.stderr, false],
   ] as const) {
-    (stream as unknown as { unref?: () => void }).unref?.();
-    stream.on('data', (chunk: Buffer) => {
+    (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    stream?.on('data', (chunk: Buffer) => {
       if (isStdout) stdout = keep(chunk.toString(), stdout);
       output = keep(chunk.toString(), output);
     });
   }
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const server: ServerProcess = {
-    baseUrl,
-    port,
-    pid: child.pid ?? 0,
-    stdout: () => stdout,
-    output: () => output,
-    stop: () => stopChild(child),
-  };
   try {
+    const started = performance.now();
+    const baseUrl = await listeningUrlOf(child, timeoutMs);
     await waitFor(
       async () => {
         if (exited(child))
           throw new Error(`payouts serve exited with ${child.exitCode ?? child.signalCode} before it was ready`);
         return (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true;
       },
-      `payouts serve on port ${port} to answer /readyz`,
-      timeoutMs,
+      `payouts serve at ${baseUrl} to answer /readyz`,
+      Math.max(1, timeoutMs - (performance.now() - started)),
     );
+    return {
+      baseUrl,
+      port: Number(new URL(baseUrl).port),
+      pid: child.pid ?? 0,
+      stdout: () => stdout,
+      output: () => output,
+      stop: () => stopChild(child),
+    };
   } catch (error) {
     await stopChild(child);
     throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`, { cause: error });
   }
-  return server;
 }
 
 /** A helper process a test needs running (a connection pooler), stopped like any other. */
