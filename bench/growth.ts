@@ -12,6 +12,7 @@
  */
 import { spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
 import { waitFor } from '../test/helpers/wait.ts';
+import { dashboardClient } from '../test/dashboard/session-client.ts';
 import { captureLifecycle } from './lib/lifecycle-rows.ts';
 import { call, medianMs, ratio, saturate, target, x, type Target } from './lib/load.ts';
 import { seedLifecycles } from './lib/seed.ts';
@@ -67,60 +68,93 @@ async function seed(label: Engine['label'], rows: number): Promise<Seeded> {
   }
 }
 
-interface Endpoint {
-  name: string;
-  path: (s: Seeded, t: Target) => Promise<string>;
+/** One side of the comparison: a seeded database and its server. */
+interface Side {
+  seeded: Seeded;
+  target: Target;
+  server: ServerProcess;
 }
 
+interface Endpoint {
+  name: string;
+  /** Prepares the request on this side (a cursor to find, a session to open) and answers how to send it. */
+  prepare: (side: Side) => Promise<() => Promise<void>>;
+}
+
+/** A GET of the API that must answer 200. */
+const apiGet =
+  (name: string, path: (side: Side) => Promise<string> | string) =>
+  async (side: Side): Promise<() => Promise<void>> => {
+    const url = await path(side);
+    return async () => {
+      const res = await call(side.target, 'GET', url);
+      if (res.status !== 200) throw new Error(`${name} answered ${res.status}: ${res.text.slice(0, 200)}`);
+    };
+  };
+
+const endpoint = (name: string, path: (side: Side) => Promise<string> | string): Endpoint => ({
+  name,
+  prepare: apiGet(name, path),
+});
+
 const ENDPOINTS: Endpoint[] = [
-  { name: 'GET /transactions?limit=20', path: async () => '/transactions?limit=20' },
-  {
-    name: 'GET /transactions?customerId=…',
-    path: async (s) => `/transactions?limit=20&customerId=${encodeURIComponent(s.platform.payers[1]!.customerId)}`,
-  },
+  endpoint('GET /transactions?limit=20', () => '/transactions?limit=20'),
+  endpoint(
+    'GET /transactions?customerId=…',
+    ({ seeded }) => `/transactions?limit=20&customerId=${encodeURIComponent(seeded.platform.payers[1]!.customerId)}`,
+  ),
   // No seeded payment failed: the page is empty at both sizes, and finding that out must not read them all.
-  { name: 'GET /transactions?status=FAILED', path: async () => '/transactions?limit=20&status=FAILED' },
+  endpoint('GET /transactions?status=FAILED', () => '/transactions?limit=20&status=FAILED'),
+  endpoint('GET /transactions, cursor half-way back', async ({ seeded, target: api }) => {
+    const end = new Date(seeded.midMs).toISOString();
+    const first = await call(api, 'GET', `/transactions?limit=1&endDate=${encodeURIComponent(end)}`);
+    const cursor = (JSON.parse(first.text) as { nextCursor?: string }).nextCursor;
+    if (!cursor) throw new Error(`no cursor half-way back: ${first.status} ${first.text.slice(0, 200)}`);
+    return `/transactions?limit=20&cursor=${encodeURIComponent(cursor)}`;
+  }),
+  endpoint('GET /customers?limit=20', () => '/customers?limit=20'),
   {
-    name: 'GET /transactions, cursor half-way back',
-    path: async (s, t) => {
-      const end = new Date(s.midMs).toISOString();
-      const first = await call(t, 'GET', `/transactions?limit=1&endDate=${encodeURIComponent(end)}`);
-      const cursor = (JSON.parse(first.text) as { nextCursor?: string }).nextCursor;
-      if (!cursor) throw new Error(`no cursor half-way back: ${first.status} ${first.text.slice(0, 200)}`);
-      return `/transactions?limit=20&cursor=${encodeURIComponent(cursor)}`;
+    // The operator's first screen: balances, payments in flight, the last failures, a chart of the last
+    // fourteen days and the backlog, each summed over the platform's history.
+    name: 'dashboard home',
+    prepare: async ({ seeded, server }) => {
+      const dashboard = dashboardClient(server.baseUrl);
+      await dashboard.signIn(seeded.platform.credentials);
+      return async () => {
+        const res = await dashboard.get('/dashboard');
+        if (res.status !== 200) throw new Error(`the dashboard home answered ${res.status}`);
+      };
     },
   },
-  { name: 'GET /customers?limit=20', path: async () => '/customers?limit=20' },
 ];
 
-async function pageRatios(small: [Seeded, Target], large: [Seeded, Target]): Promise<string[]> {
+async function pageRatios(small: Side, large: Side): Promise<string[]> {
   const lines: string[] = [];
   for (const e of ENDPOINTS) {
-    const paths = [await e.path(...small), await e.path(...large)];
-    const get = (t: Target, path: string) => async () => {
-      const res = await call(t, 'GET', path);
-      if (res.status !== 200) throw new Error(`${e.name} answered ${res.status}: ${res.text.slice(0, 200)}`);
-    };
+    const send = [await e.prepare(small), await e.prepare(large)] as const;
     const smallMs: number[] = [];
     const largeMs: number[] = [];
     // Alternate, so whatever else the machine does falls on both sides alike.
     for (let r = 0; r < REPEATS; r++) {
-      smallMs.push(await medianMs(SAMPLES, get(small[1], paths[0]!)));
-      largeMs.push(await medianMs(SAMPLES, get(large[1], paths[1]!)));
+      smallMs.push(await medianMs(SAMPLES, send[0]));
+      largeMs.push(await medianMs(SAMPLES, send[1]));
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    lines.push(`  RATIO ${e.name.padEnd(50)} ${x(ratio(med(largeMs), med(smallMs)))}`);
+    const ms = (xs: number[]) => `${med(xs).toFixed(med(xs) < 10 ? 2 : 0)} ms`;
+    lines.push(
+      `  RATIO ${e.name.padEnd(50)} ${x(ratio(med(largeMs), med(smallMs)))}  (${ms(smallMs)} → ${ms(largeMs)})`,
+    );
   }
   return lines;
 }
 
-async function transferRatio(small: [Seeded, Target], large: [Seeded, Target]): Promise<string> {
+async function transferRatio(small: Side, large: Side): Promise<string> {
   const rates: [number[], number[]] = [[], []];
-  const monitors = [await open(small[0].engine), await open(large[0].engine)];
+  const monitors = [await open(small.seeded.engine), await open(large.seeded.engine)];
   try {
     for (let r = 0; r < REPEATS; r++) {
       for (const side of [0, 1] as const) {
-        const [s, t] = side === 0 ? small : large;
+        const { seeded: s, target: t } = side === 0 ? small : large;
         const result = await saturate(
           async (i) =>
             (await call(t, 'POST', '/transfer-out', transferBody(s.platform.payers[i % s.platform.payers.length]!)))
@@ -156,8 +190,8 @@ async function benchEngine(label: Engine['label']): Promise<void> {
       servers.push(server);
       targets.push(target(server.baseUrl, CONCURRENCY, s.platform.auth));
     }
-    const small: [Seeded, Target] = [seeded[0]!, targets[0]!];
-    const large: [Seeded, Target] = [seeded[1]!, targets[1]!];
+    const [small, large] = [0, 1].map((i) => ({ seeded: seeded[i]!, target: targets[i]!, server: servers[i]! }));
+    if (!small || !large) throw new Error('two sides were started');
     const lines = [
       `\n${label}: ${LARGE.toLocaleString('en')} rows ÷ ${SMALL.toLocaleString('en')} rows ` +
         `(median of ${SAMPLES} sequential requests, ${REPEATS} alternations; 1.00× is flat)`,

@@ -13,7 +13,7 @@ import { openServices } from '../../src/open-services.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Scope } from '../../src/context.ts';
 import { loadScope } from '../../src/platforms.ts';
-import { createPlatform } from '../../src/services/platforms.ts';
+import { createPlatform, type Credentials } from '../../src/services/platforms.ts';
 import type { Services } from '../../src/services/index.ts';
 import type { Store } from '../../src/store/db.ts';
 import { BUILD } from '../../test/external-accounts/fixtures.ts';
@@ -99,6 +99,8 @@ export interface Payer {
 export interface BenchPlatform {
   scope: Scope;
   auth: string;
+  /** The same token, for what signs in with it (the dashboard). */
+  credentials: Credentials;
   payers: Payer[];
 }
 
@@ -139,7 +141,8 @@ export async function makePlatform(
     payers.push({ customerId: customer.id, accountId: usd.id, destination: destination.id });
   }
   const { tokenId, clientSecret } = platform.sandbox;
-  return { scope, auth: `Basic ${Buffer.from(`${tokenId}:${clientSecret}`).toString('base64')}`, payers };
+  const auth = `Basic ${Buffer.from(`${tokenId}:${clientSecret}`).toString('base64')}`;
+  return { scope, auth, credentials: platform.sandbox, payers };
 }
 
 export function transferBody(payer: Payer) {

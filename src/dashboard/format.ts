@@ -1,6 +1,7 @@
 // How the dashboard writes amounts and times: amounts in the currency's own decimals with its code, times
 // in UTC with a relative hint. Pure functions, handed to every template as `it.f`.
 import { CURRENCIES } from '../domain/currencies.ts';
+import { COUNT_LIMIT } from '../domain/paging.ts';
 
 /** `1234567` USD → `12,345.67 USD`; an unknown currency shows the smallest unit as it is. */
 export function money(amount: number | bigint | string | null | undefined, code: string | null | undefined): string {
@@ -126,5 +127,10 @@ export function countdown(value: string | number | null | undefined, nowMs: numb
   return `<span class="countdown" data-until="${escapeHtml(date.toISOString())}">${escapeHtml(label)}</span>`;
 }
 
-export const format = { money, amountOf, utc, relative, json, tone, when, countdown };
+/** A count taken up to COUNT_LIMIT + 1 (store/paging.ts countUpTo): past the limit, only that it is more. */
+export function count(n: number): string {
+  return n > COUNT_LIMIT ? `more than ${COUNT_LIMIT.toLocaleString('en')}` : n.toLocaleString('en');
+}
+
+export const format = { money, amountOf, utc, relative, json, tone, when, countdown, count };
 export type Format = typeof format;

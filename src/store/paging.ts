@@ -71,7 +71,7 @@ export async function keysetPage<Row extends { created_at: bigint; id: string }>
  * outer query over `base` only gives the uncorrelated count a statement to ride in: it stops at its first
  * match, and no match means no row, a count of 0.
  */
-async function countUpTo(base: SelectQueryBuilder<any, any, any>, limit: number): Promise<number> {
+export async function countUpTo(base: SelectQueryBuilder<any, any, any>, limit: number): Promise<number> {
   const row = (await base
     .select((eb: any) =>
       eb

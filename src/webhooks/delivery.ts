@@ -10,7 +10,7 @@
  * recorded is never sent again.
  */
 import type { Logger } from 'pino';
-import type { QueryCreator } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import type { WebhookAnswer } from '../domain/incoming-payments.ts';
@@ -437,6 +437,12 @@ async function publicKeysOf(
   };
 }
 
+/**
+ * `delivery_state = 'FAILED'` with the state as a literal: only then can either planner use the partial
+ * index of failed deliveries (migration 020), which finds them without reading the platform's other events.
+ */
+export const DELIVERY_FAILED = sql.lit<DeliveryState>('FAILED');
+
 async function listEvents(
   deps: WebhookDeps,
   scope: Scope,
@@ -447,7 +453,8 @@ async function listEvents(
   let q = scopedEvents(db, scope);
   if (f.type !== undefined) q = q.where('events.type', '=', f.type);
   if (f.objectId !== undefined) q = q.where('events.object_id', '=', f.objectId);
-  if (f.deliveryState !== undefined) q = q.where('events.delivery_state', '=', f.deliveryState);
+  if (f.deliveryState !== undefined)
+    q = q.where('events.delivery_state', '=', f.deliveryState === 'FAILED' ? DELIVERY_FAILED : f.deliveryState);
   return mapPage(await keysetPage<EventsTable>(q, 'events', page), toEvent);
 }
 

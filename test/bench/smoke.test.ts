@@ -57,8 +57,9 @@ describe('benches', () => {
       BENCH_CONCURRENCY: '2',
       BENCH_GROWTH_SAMPLES: '2',
     });
-    const ratios = out.match(/^ {2}RATIO .+ \d+\.\d\d×$/gm) ?? [];
-    assert.equal(ratios.length, 6 * engines().length, `six ratio lines per engine\n${out}`);
+    const ratios = out.match(/^ {2}RATIO .+ \d+\.\d\d×( +\(.+ ms → .+ ms\))?$/gm) ?? [];
+    assert.equal(ratios.length, 7 * engines().length, `seven ratio lines per engine\n${out}`);
     assert.match(out, /RATIO GET \/transactions, cursor half-way back/, 'the deep page is measured');
+    assert.match(out, /RATIO dashboard home/, 'the dashboard home is measured');
   });
 });

@@ -99,8 +99,8 @@ describe('the NOT_IN_ENVELOPE migration over existing events', () => {
         order by name`.execute(store.db);
       assert.deepEqual(
         indexes.rows.map((r) => r.name),
-        ['events_object', 'events_object_state', 'events_scope_page'],
-        'the rebuilt table has its indexes back',
+        ['events_delivery_failed', 'events_object', 'events_object_state', 'events_scope_page'],
+        'the rebuilt table has its indexes back (and 020 its partial index of failed deliveries)',
       );
     }
   });

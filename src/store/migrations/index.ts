@@ -15,6 +15,7 @@ import * as m014 from './014_sandbox_snapshots.ts';
 import * as m015 from './015_sandbox_request_log.ts';
 import * as m017 from './017_list_indexes.ts';
 import * as m019 from './019_dashboard_records.ts';
+import * as m020 from './020_failed_deliveries.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '015_sandbox_request_log': m015,
   '017_list_indexes': m017,
   '019_dashboard_records': m019,
+  '020_failed_deliveries': m020,
 };
