@@ -103,6 +103,22 @@ const ENDPOINTS: Endpoint[] = [
     'GET /transactions?customerId=…',
     ({ seeded }) => `/transactions?limit=20&customerId=${encodeURIComponent(seeded.platform.payers[1]!.customerId)}`,
   ),
+  // What a platform filters by: its own id for the customer, and an account on either side of a payment.
+  endpoint(
+    'GET /transactions?platformCustomerId=…',
+    ({ seeded }) =>
+      `/transactions?limit=20&platformCustomerId=${encodeURIComponent(seeded.platform.payers[1]!.platformCustomerId)}`,
+  ),
+  endpoint(
+    'GET /transactions?accountIdentifier=… (internal)',
+    ({ seeded }) =>
+      `/transactions?limit=20&accountIdentifier=${encodeURIComponent(seeded.platform.payers[1]!.accountId)}`,
+  ),
+  endpoint(
+    'GET /transactions?receiverAccountIdentifier=…',
+    ({ seeded }) =>
+      `/transactions?limit=20&receiverAccountIdentifier=${encodeURIComponent(seeded.platform.payers[1]!.destination)}`,
+  ),
   // No seeded payment failed: the page is empty at both sizes, and finding that out must not read them all.
   endpoint('GET /transactions?status=FAILED', () => '/transactions?limit=20&status=FAILED'),
   endpoint('GET /transactions, cursor half-way back', async ({ seeded, target: api }) => {

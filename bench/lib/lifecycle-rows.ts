@@ -132,6 +132,7 @@ export function remap(l: Lifecycle, payer: Payer, shiftMs = 0) {
   map.set(l.payer.accountId, payer.accountId);
   map.set(l.payer.destination, payer.destination);
   map.set(l.payer.customerId, payer.customerId);
+  map.set(l.payer.platformCustomerId, payer.platformCustomerId);
   const shift = BigInt(shiftMs);
   const value = (column: string, v: Value): Value => {
     if (typeof v === 'string') {

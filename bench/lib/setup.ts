@@ -92,6 +92,7 @@ export async function open(engine: Engine, extra: Record<string, string> = {}) {
 
 export interface Payer {
   customerId: string;
+  platformCustomerId: string;
   accountId: string;
   destination: string;
 }
@@ -122,10 +123,8 @@ export async function makePlatform(
   const scope = await loadScope(services.ctx, platform.platformId, 'sandbox');
   const payers: Payer[] = [];
   for (let i = 0; i < count; i++) {
-    const customer = await services.customers.create(scope, {
-      customerType: 'INDIVIDUAL',
-      platformCustomerId: `${name}-${i}`,
-    });
+    const platformCustomerId = `${name}-${i}`;
+    const customer = await services.customers.create(scope, { customerType: 'INDIVIDUAL', platformCustomerId });
     const usd = (
       await services.internalAccounts.listCustomerAccounts(
         scope,
@@ -138,7 +137,7 @@ export async function makePlatform(
       ...(BUILD.USD_ACCOUNT('000') as ExternalAccountInput),
       customerId: customer.id,
     });
-    payers.push({ customerId: customer.id, accountId: usd.id, destination: destination.id });
+    payers.push({ customerId: customer.id, platformCustomerId, accountId: usd.id, destination: destination.id });
   }
   const { tokenId, clientSecret } = platform.sandbox;
   const auth = `Basic ${Buffer.from(`${tokenId}:${clientSecret}`).toString('base64')}`;

@@ -39,8 +39,8 @@ export async function enqueueJob<K extends JobKind>(
 }
 
 /**
- * The id of the job an owner queues for itself and may call off (a quote's expiry): made from the owner's
- * id, so calling it off needs no lookup and no column. An owner has at most one such job.
+ * The id of the job an owner queues for itself and may call off (a quote's or an invitation's expiry): made
+ * from the owner's id (or code), so calling it off needs no lookup and no column. An owner has at most one.
  */
 export function ownedJobId(ownerId: string): string {
   return `Job:${ownerId.slice(ownerId.indexOf(':') + 1)}`;

@@ -6,7 +6,7 @@ import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf } from '../domain/currencies.ts';
 import { isUmaAddress } from '../domain/uma.ts';
-import { enqueueJob } from '../jobs/queue.ts';
+import { callOffJob, enqueueJob, ownedJobId } from '../jobs/queue.ts';
 import type { JobPayloads } from '../jobs/kinds.ts';
 import type { Db, Tx } from '../store/db.ts';
 import type { InvitationsTable } from '../store/schema.ts';
@@ -170,7 +170,15 @@ async function create(deps: InvitationDeps, scope: Scope, input: InvitationInput
     };
     await trx.insertInto('invitations').values(row).execute();
     if (expiresAt !== null)
-      await enqueueJob(trx, scope, 'invitation.expire', { code: row.code }, wallNowMs(ctx), expiresAt - now);
+      await enqueueJob(
+        trx,
+        scope,
+        'invitation.expire',
+        { code: row.code },
+        wallNowMs(ctx),
+        expiresAt - now,
+        ownedJobId(row.code),
+      );
     return toInvitation(deps, row, now);
   });
 }
@@ -216,6 +224,8 @@ async function claim(deps: InvitationDeps, scope: Scope, code: string, inviteeUm
     ) {
       throw movedMeanwhile(await load(deps, trx, scope.environment, code), now);
     }
+    // Claimed, it can no longer expire: its expiry job is called off with the claim (as a cancel's is).
+    if (row.expires_at !== null) await callOffJob(trx, ownedJobId(code), wallNowMs(ctx));
     const invitation = toInvitation(deps, claimed, now);
     await recordEvent(trx, inviterScope, { type: 'INVITATION.CLAIMED', objectId: code, data: invitation }, now);
     return invitation;
@@ -235,6 +245,7 @@ async function cancel(deps: InvitationDeps, scope: Scope, code: string): Promise
     const cancelled: InvitationsTable = { ...row, status: 'CANCELLED', updated_at: BigInt(now) };
     if (!(await transition(trx, code, 'CANCELLED', { updated_at: cancelled.updated_at })))
       throw movedMeanwhile(await load(deps, trx, scope.environment, code), now);
+    if (row.expires_at !== null) await callOffJob(trx, ownedJobId(code), wallNowMs(ctx));
     return toInvitation(deps, cancelled, now);
   });
 }

@@ -154,6 +154,35 @@ describe('invitations', () => {
     assert.equal(claim.body.code, 'INVITATION_CANCELLED');
   });
 
+  /** The status of the invitation's expiry job, undefined when it has none. */
+  async function expiryJobOf(code: string): Promise<string | undefined> {
+    const job = await server.app.store.db
+      .selectFrom('jobs')
+      .select('status')
+      .where('kind', '=', 'invitation.expire')
+      .where('payload', 'like', `%${code}%`)
+      .executeTakeFirst();
+    return job?.status;
+  }
+
+  it('a claimed or cancelled invitation calls off its expiry job in the same transaction', async () => {
+    const expiresAt = new Date(Date.now() + 3600_000).toISOString();
+    const claimed = (await invite({ expiresAt })).body;
+    const cancelled = (await invite({ expiresAt })).body;
+    const left = (await invite({ expiresAt })).body;
+    for (const { code } of [claimed, cancelled, left])
+      assert.equal(await expiryJobOf(code), 'pending', 'a new invitation waits for its expiry');
+    const claim = await other.api.post(`/invitations/${claimed.code}/claim`, { inviteeUma: '$bob@other.example.com' });
+    assert.equal(claim.status, 200);
+    assert.equal((await p.api.post(`/invitations/${cancelled.code}/cancel`)).status, 200);
+    assert.equal(await expiryJobOf(claimed.code), 'done', 'called off by the claim');
+    assert.equal(await expiryJobOf(cancelled.code), 'done', 'called off by the cancel');
+    // (That a job left alone expires its invitation is the next test's.)
+    assert.equal(await expiryJobOf(left.code), 'pending', 'the one left alone still waits');
+    assert.equal((await p.api.get(`/invitations/${claimed.code}`)).body.status, 'CLAIMED', 'the claimed one stays');
+    assert.equal((await p.api.get(`/invitations/${cancelled.code}`)).body.status, 'CANCELLED');
+  });
+
   it('expires with the sandbox clock: the job marks it, claims and cancels are refused', async () => {
     const soon = (await invite({ expiresAt: new Date(Date.now() + 120_000).toISOString() })).body;
     const later = (await invite({ expiresAt: new Date(Date.now() + 3600_000).toISOString() })).body;
