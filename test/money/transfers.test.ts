@@ -314,5 +314,38 @@ describe('transfers without a quote', () => {
       (await p.api.get('/transactions/Transaction:00000000-0000-7000-8000-000000000000')).body.code,
       'TRANSACTION_NOT_FOUND',
     );
+    // accountIdentifier pages through both sides in order, as the customer's whole list filtered here does:
+    // the transfer-outs leave the internal account, a transfer-in reaches it.
+    const pullFrom = await externalAccount(p, customerId, 'USD_ACCOUNT', '000');
+    const pulled = await p.api.post('/transfer-in', {
+      source: { accountId: pullFrom },
+      destination: { accountId },
+      amount: 7,
+    });
+    assert.equal(pulled.status, 201, JSON.stringify(pulled.body));
+    const all = (await p.api.get(`/transactions?${q}&limit=100`)).body.data as any[];
+    const touching = all.filter((t) => t.source?.accountId === accountId || t.destination?.accountId === accountId);
+    assert.ok(touching.length >= 5, 'the transfer-outs leave the internal account');
+    assert.ok(
+      touching.some((t) => t.destination?.accountId === accountId),
+      'and the transfer-in reaches it',
+    );
+    for (const sortOrder of ['desc', 'asc']) {
+      const paged: string[] = [];
+      let cursor = '';
+      for (let n = 0; n < 10; n++) {
+        const page = (
+          await p.api.get(
+            `/transactions?accountIdentifier=${encodeURIComponent(accountId)}&sortOrder=${sortOrder}&limit=2${cursor}`,
+          )
+        ).body;
+        paged.push(...page.data.map((t: any) => t.id));
+        assert.equal(page.totalCount, touching.length, 'counted across both sides');
+        if (!page.hasMore) break;
+        cursor = `&cursor=${encodeURIComponent(page.nextCursor)}`;
+      }
+      const expected = touching.map((t) => t.id);
+      assert.deepEqual(paged, sortOrder === 'desc' ? expected : expected.reverse(), `pages in ${sortOrder} order`);
+    }
   });
 });

@@ -8,6 +8,7 @@ import type { TransactionStatus } from '../../domain/transactions.ts';
 import type { Transaction as TransactionSchema } from '../../http/schemas/transactions.ts';
 import type { Db, Tx } from '../../store/db.ts';
 import { statement } from '../../store/compiled.ts';
+import { isPostgres } from '../../store/dialect.ts';
 import { keysetPage, mapPage } from '../../store/paging.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
 import { inScope, type Scope } from '../../context.ts';
@@ -77,6 +78,25 @@ export async function getTransaction(db: Db, scope: Scope, id: string): Promise<
   return toTransaction(row);
 }
 
+/**
+ * The caller's payments that leave or reach `accountId`. On PostgreSQL, the union of a range of the source
+ * account's index and one of the destination's (migration 021): given `source = id OR destination = id`,
+ * a planner walks the platform's history in page order and tests each payment. SQLite has neither index
+ * (021 says why), so one walk testing both sides is its cheapest way.
+ */
+function eitherSide(db: Db, scope: Scope, accountId: string) {
+  if (!isPostgres(db))
+    return scopedTransactions(db, scope).where((eb) =>
+      eb.or([
+        eb('transactions.source_account_id', '=', accountId),
+        eb('transactions.destination_account_id', '=', accountId),
+      ]),
+    );
+  const side = (column: 'source_account_id' | 'destination_account_id') =>
+    scopedTransactions(db, scope).selectAll().where(`transactions.${column}`, '=', accountId);
+  return db.selectFrom(side('source_account_id').unionAll(side('destination_account_id')).as('transactions'));
+}
+
 /** A page of the caller's transactions, newest first unless the page asks otherwise. */
 export async function listTransactions(
   db: Db,
@@ -84,19 +104,14 @@ export async function listTransactions(
   f: TransactionFilters,
   page: PageRequest,
 ): Promise<Page<Transaction>> {
-  let q = scopedTransactions(db, scope);
+  let q =
+    f.accountIdentifier === undefined ? scopedTransactions(db, scope) : eitherSide(db, scope, f.accountIdentifier);
   if (f.customerId !== undefined) q = q.where('transactions.customer_id', '=', f.customerId);
   if (f.platformCustomerId !== undefined) q = q.where('transactions.platform_customer_id', '=', f.platformCustomerId);
   if (f.senderAccountIdentifier !== undefined)
     q = q.where('transactions.source_account_id', '=', f.senderAccountIdentifier);
   if (f.receiverAccountIdentifier !== undefined)
     q = q.where('transactions.destination_account_id', '=', f.receiverAccountIdentifier);
-  if (f.accountIdentifier !== undefined) {
-    const id = f.accountIdentifier;
-    q = q.where((eb) =>
-      eb.or([eb('transactions.source_account_id', '=', id), eb('transactions.destination_account_id', '=', id)]),
-    );
-  }
   if (f.status !== undefined) q = q.where('transactions.status', '=', f.status as TransactionStatus);
   if (f.type !== undefined) q = q.where('transactions.type', '=', f.type as 'OUTGOING');
   if (f.reference !== undefined) q = q.where('transactions.reference', '=', f.reference);

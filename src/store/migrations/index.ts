@@ -16,6 +16,7 @@ import * as m015 from './015_sandbox_request_log.ts';
 import * as m017 from './017_list_indexes.ts';
 import * as m019 from './019_dashboard_records.ts';
 import * as m020 from './020_failed_deliveries.ts';
+import * as m021 from './021_filter_indexes.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '017_list_indexes': m017,
   '019_dashboard_records': m019,
   '020_failed_deliveries': m020,
+  '021_filter_indexes': m021,
 };
