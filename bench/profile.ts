@@ -17,6 +17,7 @@
  *                                                                # as `npm run bench` loads it
  *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:profile          # at most 200 requests a second instead of
  *                                                                # as many as the server takes
+ *   BENCH_ENGINES=postgresql npm run bench:profile               # one engine only (sqlite or postgresql)
  *
  * Every loop is bounded by time and count; it only talks to 127.0.0.1.
  */
@@ -36,6 +37,7 @@ import type { Services } from '../src/services/index.ts';
 import type { Scope } from '../src/context.ts';
 import { BUILD } from '../test/external-accounts/fixtures.ts';
 import { spawnServer } from '../test/helpers/processes.ts';
+import { engineLabels } from './lib/setup.ts';
 import { onStatement } from '../test/helpers/statements.ts';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
@@ -471,7 +473,8 @@ async function abServers(label: string, env: Record<string, string>, trees: stri
     sink.server.close();
   }
   const mean = (rs: LoadResult[], k: keyof LoadResult) => rs.reduce((s, r) => s + r[k], 0) / rs.length;
-  console.log(`\n${label} A/B, ${rounds} alternating rounds (per second; webhooks with a receiver on)`);
+  const hooks = process.env.PROFILE_WEBHOOKS === '0' ? 'no webhook endpoint' : 'webhooks with a receiver on';
+  console.log(`\n${label} A/B, ${rounds} alternating rounds (per second; ${hooks})`);
   const base = results.get(trees[0]!)!;
   for (const [tree, rs] of results) {
     const cells = (['transfers', 'flows', 'webhooks', 'transferHooks', 'lagP50', 'lagP99'] as const).map(
@@ -489,9 +492,13 @@ async function engines(
   each: (label: string, env: Record<string, string>) => Promise<void>,
 ) {
   const base = { SECRET_KEY: secret, LOG_LEVEL: 'warn' };
-  await each('SQLite', { ...base, DATA_DIR: join(dataDir, `sqlite-${randomBytes(4).toString('hex')}`) });
+  // BENCH_ENGINES picks them as it does for the other benches.
+  const labels = engineLabels();
+  if (labels.includes('SQLite'))
+    await each('SQLite', { ...base, DATA_DIR: join(dataDir, `sqlite-${randomBytes(4).toString('hex')}`) });
   const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!serverUrl) return console.log('\nPostgreSQL: skipped (set TEST_DATABASE_URL or BENCH_DATABASE_URL)');
+  if (!labels.includes('PostgreSQL')) return;
   const name = `payouts_profile_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
