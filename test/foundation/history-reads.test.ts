@@ -124,6 +124,29 @@ async function wholeHistoryReads(server: TestServer, reads: Statement[]): Promis
   return found;
 }
 
+/**
+ * Three transfer-outs from the payer's account: one COMPLETED, one FAILED, and one still PROCESSING (005
+ * fails only after thirty seconds). Answers the last destination.
+ */
+async function paymentsOfEachOutcome(
+  server: TestServer,
+  p: TestPlatform,
+  payer: { customerId: string; accountId: string },
+): Promise<string> {
+  let destination = '';
+  for (const suffix of ['000', '002', '005']) {
+    destination = await externalAccount(p, payer.customerId, 'USD_ACCOUNT', suffix);
+    const sent = await p.api.post('/transfer-out', {
+      source: { accountId: payer.accountId },
+      destination: { accountId: destination },
+      amount: 100,
+    });
+    assert.equal(sent.status, 201, JSON.stringify(sent.body));
+  }
+  await server.app.services.worker.drain();
+  return destination;
+}
+
 describe(`the dashboard and the filtered lists read no platform's whole history (${engine})`, () => {
   let server: TestServer;
   let p: TestPlatform;
@@ -135,19 +158,12 @@ describe(`the dashboard and the filtered lists read no platform's whole history 
     // A few payments of each outcome, so that every summary has rows to read.
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 100_000);
     const { platformCustomerId } = (await p.api.get(`/customers/${customerId}`)).body;
-    payer = { customerId, platformCustomerId, accountId, destination: '' };
-    // Completed, failed, and one still PROCESSING (005 fails only after thirty seconds).
-    for (const suffix of ['000', '002', '005']) {
-      const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', suffix);
-      payer.destination = destination;
-      const sent = await p.api.post('/transfer-out', {
-        source: { accountId },
-        destination: { accountId: destination },
-        amount: 100,
-      });
-      assert.equal(sent.status, 201, JSON.stringify(sent.body));
-    }
-    await server.app.services.worker.drain();
+    payer = {
+      customerId,
+      platformCustomerId,
+      accountId,
+      destination: await paymentsOfEachOutcome(server, p, { customerId, accountId }),
+    };
     // Thousands of other payments, as the bench seeds them, and PostgreSQL's statistics of them (autovacuum
     // would have taken them): on a table of a few rows every index costs the same to a planner, and its
     // choice among them says nothing of what it chooses at scale.
@@ -214,17 +230,7 @@ describe(`the dashboard's chart (${engine})`, () => {
   before(async () => {
     server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
-    const { customerId, accountId } = await fundedCustomer(p, 'USD', 100_000);
-    for (const suffix of ['000', '002', '005']) {
-      const destination = await externalAccount(p, customerId, 'USD_ACCOUNT', suffix);
-      const sent = await p.api.post('/transfer-out', {
-        source: { accountId },
-        destination: { accountId: destination },
-        amount: 1,
-      });
-      assert.equal(sent.status, 201, JSON.stringify(sent.body));
-    }
-    await server.app.services.worker.drain();
+    await paymentsOfEachOutcome(server, p, await fundedCustomer(p, 'USD', 100_000));
   });
   after(() => server.close());
 

@@ -181,3 +181,14 @@ export async function accepting(url: string): Promise<boolean> {
     await probe.end().catch(() => undefined);
   }
 }
+
+/** The status of the `kind` job whose payload names `key` (a quote's id, an invitation's code); undefined if none. */
+export async function jobStatusFor(server: TestServer, kind: string, key: string): Promise<string | undefined> {
+  const job = await server.app.store.db
+    .selectFrom('jobs')
+    .select('status')
+    .where('kind', '=', kind)
+    .where('payload', 'like', `%${key}%`)
+    .executeTakeFirst();
+  return job?.status;
+}

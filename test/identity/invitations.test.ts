@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, jobStatusFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordEvent } from '../../src/webhooks/events.ts';
 import { createCustomer, eventsOf, individual } from './fixtures.ts';
 
@@ -154,16 +154,7 @@ describe('invitations', () => {
     assert.equal(claim.body.code, 'INVITATION_CANCELLED');
   });
 
-  /** The status of the invitation's expiry job, undefined when it has none. */
-  async function expiryJobOf(code: string): Promise<string | undefined> {
-    const job = await server.app.store.db
-      .selectFrom('jobs')
-      .select('status')
-      .where('kind', '=', 'invitation.expire')
-      .where('payload', 'like', `%${code}%`)
-      .executeTakeFirst();
-    return job?.status;
-  }
+  const expiryJobOf = (code: string) => jobStatusFor(server, 'invitation.expire', code);
 
   it('a claimed or cancelled invitation calls off its expiry job in the same transaction', async () => {
     const expiresAt = new Date(Date.now() + 3600_000).toISOString();

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { jobStatusFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
 
 describe('quotes', () => {
@@ -120,15 +120,7 @@ describe('quotes', () => {
   });
 
   /** The state of the expiry job queued for `quoteId` (undefined when there is none). */
-  async function expiryJobOf(quoteId: string): Promise<string | undefined> {
-    const job = await server.app.store.db
-      .selectFrom('jobs')
-      .select('status')
-      .where('kind', '=', 'quote.expire')
-      .where('payload', 'like', `%${quoteId}%`)
-      .executeTakeFirst();
-    return job?.status;
-  }
+  const expiryJobOf = (quoteId: string) => jobStatusFor(server, 'quote.expire', quoteId);
 
   it('an executed quote calls off its expiry job, so nothing runs for it when its lifetime ends', async () => {
     // Under a steady load every quote's job used to fall due five minutes later and find nothing to do: as
