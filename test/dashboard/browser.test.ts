@@ -3,14 +3,14 @@
 // see its postings and deliveries, redeliver a webhook, create and revoke a token, sign out. Runs on the
 // engine TEST_DATABASE_URL picks, like every test. Skipped, saying so, when /usr/bin/chromium is missing.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { client, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { startReceiver, type Receiver } from '../webhooks/helpers.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -31,7 +31,7 @@ const DOCS_SHOT = join(import.meta.dirname, '..', '..', 'docs', 'dashboard-trans
 const SHOT =
   process.env.DASHBOARD_SCREENSHOT === '1' || !existsSync(DOCS_SHOT)
     ? DOCS_SHOT
-    : join(mkdtempSync(join(tmpdir(), 'dashboard-shot-')), 'transaction.png');
+    : join(tempDir('dashboard-shot'), 'transaction.png');
 
 describe(`dashboard in headless Chromium (${engine})`, { skip: SKIP }, () => {
   let server: TestServer;

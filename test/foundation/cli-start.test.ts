@@ -5,10 +5,10 @@
 // cannot fail it and a fast one cannot hide a regression.
 import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, runCommand } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 /** The packages every command is worse off loading unless it needs them. */
 const SERVER = ['fastify', 'pino', 'prom-client', 'eta'];
@@ -17,7 +17,7 @@ const VALIDATION = ['ajv', '@sinclair/typebox'];
 
 /** The npm packages a command resolved, by name. */
 async function packagesLoadedBy(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const log = join(mkdtempSync(join(tmpdir(), 'payouts-modules-')), 'modules');
+  const log = join(tempDir('modules'), 'modules');
   const result = await runCommand(
     process.execPath,
     ['--import', 'tsx', '--import', './test/helpers/record-modules.mjs', 'src/main.ts', ...args],
@@ -64,7 +64,7 @@ describe('what a command loads', () => {
   });
 
   it('a database command opens the database without the HTTP server', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'payouts-start-'));
+    const dataDir = tempDir('start');
     const run = await packagesLoadedBy(['migrate'], { DATA_DIR: dataDir, DATABASE_URL: '' });
     assert.equal(run.code, 0, run.stderr);
     assert.ok(run.packages.has('better-sqlite3'), 'it did open the embedded database');

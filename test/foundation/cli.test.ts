@@ -1,10 +1,10 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { client, startServer, type TestServer } from '../helpers/harness.ts';
 import { runCli, runCliOk } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 describe('command line', () => {
   let server: TestServer;
@@ -70,7 +70,7 @@ describe('command line', () => {
   });
 
   it('--help on any command prints its usage and does nothing else; --version; unknown options exit 2', async () => {
-    const fresh = join(mkdtempSync(join(tmpdir(), 'payouts-help-')), 'data');
+    const fresh = join(tempDir('help'), 'data');
     const untouched = { ...env, DATA_DIR: fresh, DATABASE_URL: '' };
     for (const args of [
       ['serve', '--help'],
@@ -147,7 +147,7 @@ describe('command line', () => {
   });
 
   it('never creates a second embedded database: where DATA_DIR has none it names the path and the fix', async () => {
-    const elsewhere = join(mkdtempSync(join(tmpdir(), 'payouts-elsewhere-')), 'data');
+    const elsewhere = join(tempDir('elsewhere'), 'data');
     const wrong = { ...env, DATA_DIR: elsewhere, DATABASE_URL: '' };
     for (const args of [
       ['platforms', 'create', '--name', 'lost'],

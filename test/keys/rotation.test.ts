@@ -5,8 +5,7 @@
 // arguments are usage errors.
 import assert from 'node:assert/strict';
 import { createPublicKey, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeLogger } from '../../src/logger.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -21,6 +20,7 @@ import { client, createTestDatabase, engine, type TestDatabase } from '../helper
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { runCli, runCliOk, spawnServer, type ServerProcess } from '../helpers/processes.ts';
 import { loadDocsVerifier, startReceiver, type Receiver, type VerifyWebhook } from '../webhooks/helpers.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 type Credentials = { tokenId: string; clientSecret: string };
 type PublicKeys = { webhookPublicKey: string; webhookStandardPublicKey: string };
@@ -38,7 +38,7 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
   let database: TestDatabase;
   let receiver: Receiver;
   let verify: VerifyWebhook;
-  const folder = mkdtempSync(join(tmpdir(), 'payouts-keys-'));
+  const folder = tempDir('keys');
   const envWith = (key: string): NodeJS.ProcessEnv => ({
     ...process.env,
     ...database.env,
@@ -168,7 +168,7 @@ describe(`rotating SECRET_KEY (${engine})`, () => {
       const archive = join(folder, 'during.tar.gz');
       await runCliOk(['backup', archive], envWith(current));
       for (const key of [current, second]) {
-        const elsewhere = mkdtempSync(join(tmpdir(), 'payouts-keys-restore-'));
+        const elsewhere = tempDir('keys-restore');
         await runCliOk(['restore', archive], { ...envWith(key), DATA_DIR: elsewhere });
         const status = JSON.parse(
           (await runCliOk(['keys', 'status', '--json'], { ...envWith(key), DATA_DIR: elsewhere })).stdout,

@@ -1,14 +1,14 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { loadConfig } from '../../src/config.ts';
 import { runCli } from '../helpers/processes.ts';
+import { tempDir } from '../helpers/temp-dirs.ts';
 
 describe('production rates come only from the operator', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'payouts-rates-'));
+  const dir = tempDir('rates');
   const ratesFile = join(dir, 'rates.json');
   writeFileSync(
     ratesFile,

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,10 +73,15 @@ export async function loadDocsVerifier(): Promise<VerifyWebhook> {
   const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const match = /<!-- receiver-snippet -->\s*```js\n([\s\S]*?)```/.exec(doc);
   if (!match) throw new Error('README.md lost its receiver snippet');
-  const file = join(mkdtempSync(join(tmpdir(), 'webhook-doc-')), 'verify.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-doc-'));
+  const file = join(dir, 'verify.mjs');
   writeFileSync(file, match[1]!);
-  const mod = (await import(pathToFileURL(file).href)) as { verifyWebhook: VerifyWebhook };
-  return mod.verifyWebhook;
+  try {
+    const mod = (await import(pathToFileURL(file).href)) as { verifyWebhook: VerifyWebhook };
+    return mod.verifyWebhook;
+  } finally {
+    rmSync(dir, { recursive: true, force: true }); // imported: the module lives on without its file
+  }
 }
 
 /** Records an event the way business code does: recordEvent inside a store transaction. */
