@@ -46,17 +46,18 @@ export function listeningUrlOf(child: ChildProcess, timeoutMs: number): Promise<
   return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => done(new Error(`payouts serve did not listen within ${timeoutMs} ms`)), timeoutMs);
     const onMessage = (message: Partial<ServeReady>) => {
-      if (message.event === 'payouts:listening' && typeof message.url === 'string') done(undefined, message.url);
+      if (message.event === 'payouts:listening' && typeof message.url === 'string') done(message.url);
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
       done(new Error(`payouts serve exited (${signal ?? code}) before it listened`));
     const onError = (err: Error) => done(err);
-    function done(err: Error | undefined, url?: string) {
+    /** The URL, or why there is none. */
+    function done(outcome: string | Error) {
       clearTimeout(timer);
       child.off('message', onMessage).off('exit', onExit).off('error', onError);
-      if (err) return reject(err);
+      if (outcome instanceof Error) return reject(outcome);
       child.channel?.unref();
-      resolve(url ?? '');
+      resolve(outcome);
     }
     child.on('message', onMessage).once('exit', onExit).once('error', onError);
   });

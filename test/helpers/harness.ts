@@ -182,13 +182,16 @@ export async function accepting(url: string): Promise<boolean> {
   }
 }
 
-/** The status of the `kind` job whose payload names `key` (a quote's id, an invitation's code); undefined if none. */
-export async function jobStatusFor(server: TestServer, kind: string, key: string): Promise<string | undefined> {
-  const job = await server.app.store.db
+/** The `kind` job whose payload names `key` (a payment's or quote's id, an invitation's code); undefined if none. */
+export async function jobFor(
+  server: TestServer,
+  kind: string,
+  key: string,
+): Promise<{ id: string; status: string } | undefined> {
+  return server.app.store.db
     .selectFrom('jobs')
-    .select('status')
+    .select(['id', 'status'])
     .where('kind', '=', kind)
     .where('payload', 'like', `%${key}%`)
     .executeTakeFirst();
-  return job?.status;
 }

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, jobStatusFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordEvent } from '../../src/webhooks/events.ts';
 import { createCustomer, eventsOf, individual } from './fixtures.ts';
 
@@ -154,7 +154,7 @@ describe('invitations', () => {
     assert.equal(claim.body.code, 'INVITATION_CANCELLED');
   });
 
-  const expiryJobOf = (code: string) => jobStatusFor(server, 'invitation.expire', code);
+  const expiryJobOf = async (code: string) => (await jobFor(server, 'invitation.expire', code))?.status;
 
   it('a claimed or cancelled invitation calls off its expiry job in the same transaction', async () => {
     const expiresAt = new Date(Date.now() + 3600_000).toISOString();

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { jobStatusFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
 
 describe('quotes', () => {
@@ -120,7 +120,7 @@ describe('quotes', () => {
   });
 
   /** The state of the expiry job queued for `quoteId` (undefined when there is none). */
-  const expiryJobOf = (quoteId: string) => jobStatusFor(server, 'quote.expire', quoteId);
+  const expiryJobOf = async (quoteId: string) => (await jobFor(server, 'quote.expire', quoteId))?.status;
 
   it('an executed quote calls off its expiry job, so nothing runs for it when its lifetime ends', async () => {
     // Under a steady load every quote's job used to fall due five minutes later and find nothing to do: as

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { engine, jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordStatements, type StatementLog } from '../helpers/statements.ts';
 import { accountQuote, eventTypes, externalAccount, fundedCustomer, transferOut } from './fixtures.ts';
 
@@ -38,12 +38,8 @@ describe('statements on the money path', () => {
 
   /** The id of the job of `kind` queued for the payment `paymentId`. */
   async function jobOf(kind: string, paymentId: string): Promise<string> {
-    const job = await server.app.store.db
-      .selectFrom('jobs')
-      .select('id')
-      .where('kind', '=', kind)
-      .where('payload', 'like', `%${paymentId}%`)
-      .executeTakeFirstOrThrow();
+    const job = await jobFor(server, kind, paymentId);
+    assert.ok(job, `a ${kind} job for ${paymentId}`);
     return job.id;
   }
 
