@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { invalidInput } from '../domain/errors.ts';
 import { COUNT_LIMIT, type Page, type PageRequest } from '../domain/paging.ts';
+import type { Db } from './schema.ts';
 
 interface Position {
   t: string;
@@ -37,25 +38,60 @@ export async function keysetPage<Row extends { created_at: bigint; id: string }>
   table: string,
   req: PageRequest,
 ): Promise<Page<Row>> {
-  const created = `${table}.created_at`;
-  const id = `${table}.id`;
-  const cmp = req.order === 'asc' ? '>' : '<';
-  let query = base.selectAll(table);
-  if (req.cursor) {
-    const pos = decodeCursor(req.cursor);
-    const t = BigInt(pos.t);
-    // The leading `created_at <= t` (>= ascending) bounds the index range the scan starts from; the OR alone
-    // is not a range either engine seeks to, and a page deep in a long list would walk every row before it.
-    query = query.where(created, `${cmp}=`, t).where((eb: any) => eb.or([eb(created, cmp, t), eb(id, cmp, pos.id)]));
-  }
   const [rows, count] = await Promise.all([
-    query
-      .orderBy(created, req.order)
-      .orderBy(id, req.order)
-      .limit(req.limit + 1)
-      .execute() as Promise<Row[]>,
+    inPageOrder(window(base, table, req), table, req).execute() as Promise<Row[]>,
     countUpTo(base, COUNT_LIMIT + 1),
   ]);
+  return pageOf(rows, count, req);
+}
+
+/**
+ * The same over the union of `parts`, queries of `table` that match no row in common: each part's page is read
+ * from its own index range, and the page is the first of their rows. Read as one range of the union, a part
+ * whose rows come out of its index in page order would still be read whole and sorted with the others.
+ */
+export async function keysetPageOfUnion<Row extends { created_at: bigint; id: string }>(
+  db: Db,
+  parts: SelectQueryBuilder<any, any, any>[],
+  table: string,
+  req: PageRequest,
+): Promise<Page<Row>> {
+  const union = (each: (part: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>) =>
+    parts
+      .map((part, i) => db.selectFrom(each(part).as(`part_${i}`)).selectAll())
+      .reduce((all, part) => all.unionAll(part));
+  const pages = union((part) => inPageOrder(window(part, table, req), table, req));
+  const [rows, count] = await Promise.all([
+    inPageOrder(db.selectFrom(pages.as(table)).selectAll(), table, req).execute() as Promise<Row[]>,
+    countUpTo(db.selectFrom(union((part) => part.selectAll(table)).as(table)), COUNT_LIMIT + 1),
+  ]);
+  return pageOf(rows, count, req);
+}
+
+/** `base`'s rows from the cursor on. */
+function window(base: SelectQueryBuilder<any, any, any>, table: string, req: PageRequest) {
+  const query = base.selectAll(table);
+  if (!req.cursor) return query;
+  const created = `${table}.created_at`;
+  const cmp = req.order === 'asc' ? '>' : '<';
+  const pos = decodeCursor(req.cursor);
+  const t = BigInt(pos.t);
+  // The leading `created_at <= t` (>= ascending) bounds the index range the scan starts from; the OR alone
+  // is not a range either engine seeks to, and a page deep in a long list would walk every row before it.
+  return query
+    .where(created, `${cmp}=`, t)
+    .where((eb: any) => eb.or([eb(created, cmp, t), eb(`${table}.id`, cmp, pos.id)]));
+}
+
+/** A page's worth of `query`'s rows in page order, and one more to tell whether another page follows. */
+function inPageOrder(query: SelectQueryBuilder<any, any, any>, table: string, req: PageRequest) {
+  return query
+    .orderBy(`${table}.created_at`, req.order)
+    .orderBy(`${table}.id`, req.order)
+    .limit(req.limit + 1);
+}
+
+function pageOf<Row extends { created_at: bigint; id: string }>(rows: Row[], count: number, req: PageRequest) {
   const hasMore = rows.length > req.limit;
   const data = hasMore ? rows.slice(0, req.limit) : rows;
   const last = data[data.length - 1];

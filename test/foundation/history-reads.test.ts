@@ -64,7 +64,7 @@ async function pgWholeHistory(client: pg.Client, name: string, s: Statement, ind
   );
   const { rows } = await client.query(`explain (format json) execute ${name}${args.length ? `(${args})` : ''}`);
   const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
-  const found: string[] = [];
+  const found = unboundedSorts(plan);
   for (const node of nodes(plan)) {
     // A bitmap heap scan reads the rows its bitmap index scans (its children) found: those are judged.
     if (node['Node Type'] === 'Bitmap Heap Scan') continue;
@@ -81,6 +81,22 @@ async function pgWholeHistory(client: pg.Client, name: string, s: Statement, ind
     if (!next || !new RegExp(`\\b${next}\\b`).test(cond)) found.push(`${table}: ${node['Index Name']} on ${cond}`);
   }
   return found;
+}
+
+/**
+ * Sorts of every row a filter matches: a Sort with a history table's scan below it and no Limit in between.
+ * An index range of the filter still reads all of its matches when they come out of it in another order
+ * than the page's (an account's payments from two ranges, appended and then sorted), so a page of an
+ * account with a million payments would read the million.
+ */
+function unboundedSorts(node: PlanNode, sorting = false, parent = ''): string[] {
+  const type = node['Node Type'];
+  // A summary's sort orders its groups, or its rows for grouping: it reads what its range bounds, no more.
+  if (type === 'Limit' || type === 'Aggregate') sorting = false;
+  const table = node['Relation Name'];
+  const here = sorting && table && HISTORY.has(table) ? [`${table}: sorted whole, ${type}`] : [];
+  const below = sorting || (type === 'Sort' && parent !== 'Aggregate');
+  return [...here, ...(node.Plans ?? []).flatMap((child) => unboundedSorts(child, below, type))];
 }
 
 /** Each read of a history table among `reads` whose plan reads the platform's whole history, on this engine. */

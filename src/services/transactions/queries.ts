@@ -9,7 +9,7 @@ import type { Transaction as TransactionSchema } from '../../http/schemas/transa
 import type { Db, Tx } from '../../store/db.ts';
 import { statement } from '../../store/compiled.ts';
 import { isPostgres } from '../../store/dialect.ts';
-import { keysetPage, mapPage } from '../../store/paging.ts';
+import { keysetPage, keysetPageOfUnion, mapPage } from '../../store/paging.ts';
 import type { TransactionsTable } from '../../store/schema.ts';
 import { inScope, type Scope } from '../../context.ts';
 
@@ -78,25 +78,6 @@ export async function getTransaction(db: Db, scope: Scope, id: string): Promise<
   return toTransaction(row);
 }
 
-/**
- * The caller's payments that leave or reach `accountId`. On PostgreSQL, the union of a range of the source
- * account's index and one of the destination's (migration 021): given `source = id OR destination = id`,
- * a planner walks the platform's history in page order and tests each payment. SQLite has neither index
- * (021 says why), so one walk testing both sides is its cheapest way.
- */
-function eitherSide(db: Db, scope: Scope, accountId: string) {
-  if (!isPostgres(db))
-    return scopedTransactions(db, scope).where((eb) =>
-      eb.or([
-        eb('transactions.source_account_id', '=', accountId),
-        eb('transactions.destination_account_id', '=', accountId),
-      ]),
-    );
-  const side = (column: 'source_account_id' | 'destination_account_id') =>
-    scopedTransactions(db, scope).selectAll().where(`transactions.${column}`, '=', accountId);
-  return db.selectFrom(side('source_account_id').unionAll(side('destination_account_id')).as('transactions'));
-}
-
 /** A page of the caller's transactions, newest first unless the page asks otherwise. */
 export async function listTransactions(
   db: Db,
@@ -104,8 +85,43 @@ export async function listTransactions(
   f: TransactionFilters,
   page: PageRequest,
 ): Promise<Page<Transaction>> {
-  let q =
-    f.accountIdentifier === undefined ? scopedTransactions(db, scope) : eitherSide(db, scope, f.accountIdentifier);
+  const filtered = (q: ReturnType<typeof scopedTransactions>) => withFilters(q, f);
+  const account = f.accountIdentifier;
+  if (account === undefined)
+    return mapPage(
+      await keysetPage<TransactionsTable>(filtered(scopedTransactions(db, scope)), 'transactions', page),
+      toTransaction,
+    );
+  // The payments that leave or reach the account. On PostgreSQL, a range of the source account's index and
+  // one of the destination's (migration 021), each read for the page alone: given `source = id OR
+  // destination = id`, a planner walks the platform's history in page order and tests each payment. SQLite
+  // has neither index (021 says why), so one walk testing both sides is its cheapest way.
+  if (!isPostgres(db))
+    return mapPage(
+      await keysetPage<TransactionsTable>(
+        filtered(scopedTransactions(db, scope)).where((eb) =>
+          eb.or([
+            eb('transactions.source_account_id', '=', account),
+            eb('transactions.destination_account_id', '=', account),
+          ]),
+        ),
+        'transactions',
+        page,
+      ),
+      toTransaction,
+    );
+  const leaving = filtered(scopedTransactions(db, scope)).where('transactions.source_account_id', '=', account);
+  // A payment from the account to itself is the leaving side's alone.
+  const reaching = filtered(scopedTransactions(db, scope))
+    .where('transactions.destination_account_id', '=', account)
+    .where('transactions.source_account_id', 'is distinct from', account);
+  return mapPage(
+    await keysetPageOfUnion<TransactionsTable>(db, [leaving, reaching], 'transactions', page),
+    toTransaction,
+  );
+}
+
+function withFilters(q: ReturnType<typeof scopedTransactions>, f: TransactionFilters) {
   if (f.customerId !== undefined) q = q.where('transactions.customer_id', '=', f.customerId);
   if (f.platformCustomerId !== undefined) q = q.where('transactions.platform_customer_id', '=', f.platformCustomerId);
   if (f.senderAccountIdentifier !== undefined)
@@ -117,7 +133,7 @@ export async function listTransactions(
   if (f.reference !== undefined) q = q.where('transactions.reference', '=', f.reference);
   if (f.startDate !== undefined) q = q.where('transactions.created_at', '>=', BigInt(f.startDate));
   if (f.endDate !== undefined) q = q.where('transactions.created_at', '<=', BigInt(f.endDate));
-  return mapPage(await keysetPage<TransactionsTable>(q, 'transactions', page), toTransaction);
+  return q;
 }
 
 /** Rows lockTogether read for a transaction and no loadForUpdate has taken yet. */
