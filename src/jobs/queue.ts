@@ -47,6 +47,26 @@ export function ownedJobId(ownerId: string): string {
 }
 
 /**
+ * Queues the job `ownerId` owns (ownedJobId) unless it has one already: an owner that asks twice for the same
+ * deadline (an incoming payment whose redelivered approval request is answered 202 again) keeps the first.
+ * The caller holds the owner's row locked, so two such calls cannot both find none.
+ */
+export async function enqueueOwnedJob<K extends JobKind>(
+  trx: Tx,
+  scope: Scope,
+  kind: K,
+  payload: JobPayloads[K],
+  realNowMs: number,
+  delayMs: number,
+  ownerId: string,
+): Promise<void> {
+  const id = ownedJobId(ownerId);
+  if (!(await jobById.first(trx, { id }))) await enqueueJob(trx, scope, kind, payload, realNowMs, delayMs, id);
+}
+
+const jobById = statement((db, { id }: { id: string }) => db.selectFrom('jobs').select('id').where('id', '=', id));
+
+/**
  * Calls off a job that has not started, in the caller's transaction: its owner no longer needs it (an
  * executed quote's expiry), so it is done without running. A job already claimed runs, and finds nothing to do.
  */

@@ -26,7 +26,7 @@ import {
   type FailureDetails,
   type UmaReceiveInput,
 } from '../domain/incoming-payments.ts';
-import { enqueueJob } from '../jobs/queue.ts';
+import { callOffJob, enqueueOwnedJob, ownedJobId } from '../jobs/queue.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import { tracksBalance } from '../ledger/accounts.ts';
 import type { Outcome } from '../rails/sandbox-outcomes.ts';
@@ -141,13 +141,18 @@ async function apply(
   decision: ApprovalDecision,
 ): Promise<void> {
   const { ctx } = deps;
+  if (decision.kind === 'AWAIT') {
+    // The platform decides through /approve or /reject; the sandbox clock moves this job like any other.
+    // A second 202 (to a redelivered request) keeps the first deadline.
+    const now = wallNowMs(ctx);
+    await enqueueOwnedJob(trx, scope, 'incoming.approval-timeout', { id: row.id }, now, APPROVAL_TIMEOUT_MS, row.id);
+    return;
+  }
+  // Decided by a later answer: a timeout queued by an earlier 202 has nothing left to do.
+  await callOffTimeout(deps, trx, row.id);
   switch (decision.kind) {
     case 'APPROVE':
       await approveRow(deps, trx, scope, row, decision.receiverCustomerInfo);
-      return;
-    case 'AWAIT':
-      // The platform decides through /approve or /reject; the sandbox clock moves this job like any other.
-      await enqueueJob(trx, scope, 'incoming.approval-timeout', { id: row.id }, wallNowMs(ctx), APPROVAL_TIMEOUT_MS);
       return;
     case 'REJECT':
       await end(deps, trx, scope, row, 'REJECTED', decision.details);
@@ -156,6 +161,11 @@ async function apply(
       await end(deps, trx, scope, row, 'FAILED', decision.details, decision.failureReason);
       return;
   }
+}
+
+/** Calls off the approval timeout of a payment the platform has decided (none may have been queued). */
+function callOffTimeout(deps: IncomingPaymentDeps, trx: Tx, paymentId: string): Promise<void> {
+  return callOffJob(trx, ownedJobId(paymentId), wallNowMs(deps.ctx));
 }
 
 /** The row, locked, if it is an incoming UMA payment still awaiting its approval. */
@@ -183,6 +193,7 @@ async function decide(
     if (!row) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
     if (row.flow !== 'INCOMING_UMA' || row.status !== 'PENDING') throw notPending(id, row.status);
     if (!(await act(trx, row))) throw notPending(id, 'no longer PENDING');
+    await callOffTimeout(deps, trx, id);
   });
   worker.kick();
   return transactions.get(scope, id);

@@ -49,6 +49,16 @@ describe('incoming payments: the approval webhook and its answers', () => {
   const advance = async (p: TestPlatform, seconds: number) =>
     assert.equal((await p.api.post('/sandbox/clock/advance', { seconds })).status, 200);
   const sender = '$alice@wallet.example.com';
+  /** The states of the approval timeouts queued for a payment. */
+  const timeouts = async (paymentId: string) =>
+    (
+      await server.app.store.db
+        .selectFrom('jobs')
+        .select('status')
+        .where('kind', '=', 'incoming.approval-timeout')
+        .where('payload', 'like', `%${paymentId}%`)
+        .execute()
+    ).map((j) => j.status);
 
   it('200 approves: COMPLETED, credited once, receiverCustomerInfo kept, and the webhooks are signed', async () => {
     const { p, r } = await platformAnswering(
@@ -128,6 +138,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
       assert.equal(approved.body.status, 'COMPLETED');
       assert.deepEqual(approved.body.counterpartyInformation, { FULL_NAME: 'Rita Receiver' });
       assert.equal(await balance(p, c.id), AMOUNT);
+      assert.deepEqual(await timeouts(res.body.id), ['done'], 'the approval calls its timeout off before it runs');
       await advance(p, 6);
       assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'COMPLETED');
       assert.equal(await balance(p, c.id), AMOUNT);
@@ -172,6 +183,42 @@ describe('incoming payments: the approval webhook and its answers', () => {
     assert.equal(bare.status, 200, JSON.stringify(bare.body));
     assert.equal(bare.body.status, 'REJECTED');
     assert.equal(bare.body.failureDetails, undefined);
+  });
+
+  it('202 to a redelivered approval request keeps the first deadline; /reject calls the timeout off', async () => {
+    const { p, r } = await platformAnswering(reply(202));
+    const c = await customer(p);
+    const res = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
+    assert.equal(res.body.status, 'PENDING');
+    await advance(p, 3);
+    const asked = await server.app.store.db
+      .selectFrom('events')
+      .select('id')
+      .where('object_id', '=', res.body.id)
+      .where('type', '=', 'INCOMING_PAYMENT.PENDING')
+      .executeTakeFirstOrThrow();
+    assert.equal((await p.api.post(`/webhook-events/${asked.id}/redeliver`)).status, 202);
+    await drain(p);
+    assert.deepEqual(r.received.map(summary), ['INCOMING_PAYMENT PENDING', 'INCOMING_PAYMENT PENDING']);
+    assert.deepEqual(await timeouts(res.body.id), ['pending'], 'one timeout for the payment');
+    await advance(p, 2);
+    const tx = (await p.api.get(`/transactions/${res.body.id}`)).body;
+    assert.equal(tx.failureReason, 'PAYMENT_APPROVAL_TIMED_OUT', 'five seconds after the first 202, not the second');
+
+    // Rejected while awaiting: its timeout is called off.
+    const other = await receive(p, {
+      senderUmaAddress: sender,
+      customerId: c.id,
+      receivingCurrencyCode: 'USD',
+      receivingCurrencyAmount: AMOUNT,
+    });
+    assert.equal((await p.api.post(`/transactions/${other.body.id}/reject`, { reason: 'no' })).status, 200);
+    assert.deepEqual(await timeouts(other.body.id), ['done']);
   });
 
   it('202 and no decision: FAILED with PAYMENT_APPROVAL_TIMED_OUT once 5 s pass on the sandbox clock', async () => {
