@@ -15,7 +15,7 @@ import { waitFor } from '../test/helpers/wait.ts';
 import { dashboardClient } from '../test/dashboard/session-client.ts';
 import { captureLifecycle } from './lib/lifecycle-rows.ts';
 import { call, medianMs, ratio, saturate, target, x, type Target } from './lib/load.ts';
-import { seedLifecycles } from './lib/seed.ts';
+import { seedLifecycles, seedQuotes } from './lib/seed.ts';
 import {
   engineLabels,
   freshEngine,
@@ -56,6 +56,16 @@ async function seed(label: Engine['label'], rows: number): Promise<Seeded> {
     const platform = await makePlatform(services, 'growth', customers);
     const lifecycle = await captureLifecycle(store, services, platform.scope, platform.payers[0]!);
     await seedLifecycles(store, lifecycle, platform.payers, rows - 1, SPACING_MS);
+    // As many quotes as payments: one real one, executed (the server's worker settles it), copied over the payers.
+    const [payer] = platform.payers;
+    const quote = await services.quotes.create(platform.scope, {
+      source: { sourceType: 'ACCOUNT', accountId: payer!.accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: payer!.destination },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 100,
+    });
+    await services.quotes.execute(platform.scope, quote.id);
+    await seedQuotes(store, quote.id, platform.payers, rows - 1, SPACING_MS);
     return {
       engine,
       platform,
@@ -128,6 +138,17 @@ const ENDPOINTS: Endpoint[] = [
     if (!cursor) throw new Error(`no cursor half-way back: ${first.status} ${first.text.slice(0, 200)}`);
     return `/transactions?limit=20&cursor=${encodeURIComponent(cursor)}`;
   }),
+  endpoint('GET /quotes?limit=20', () => '/quotes?limit=20'),
+  endpoint(
+    'GET /quotes?customerId=…',
+    ({ seeded }) => `/quotes?limit=20&customerId=${encodeURIComponent(seeded.platform.payers[1]!.customerId)}`,
+  ),
+  endpoint(
+    'GET /quotes?sendingAccountId=…',
+    ({ seeded }) => `/quotes?limit=20&sendingAccountId=${encodeURIComponent(seeded.platform.payers[1]!.accountId)}`,
+  ),
+  // Every seeded quote is PENDING: no status index (migration 022 says why), so this walks them all.
+  endpoint('GET /quotes?status=FAILED', () => '/quotes?limit=20&status=FAILED'),
   endpoint('GET /customers?limit=20', () => '/customers?limit=20'),
   {
     // The operator's first screen: balances, payments in flight, the last failures, a chart of the last

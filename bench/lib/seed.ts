@@ -7,7 +7,9 @@
  * hold as after N real payments.
  */
 import { sql } from 'kysely';
+import { newId } from '../../src/domain/ids.ts';
 import { DONE_JOB_KEEP_MS } from '../../src/services/index.ts';
+import { insertRows } from '../../src/store/deferred-writes.ts';
 import type { Store } from '../../src/store/db.ts';
 import type { Lifecycle, RowChange } from './lifecycle-rows.ts';
 import { remap } from './lifecycle-rows.ts';
@@ -116,4 +118,41 @@ export async function seedLifecycles(
   if (store.engine !== 'postgres') return;
   await sql`vacuum analyze`.execute(store.db);
   await sql`checkpoint`.execute(store.db);
+}
+
+/**
+ * Writes `count` copies of the quote `quoteId`, each of the next payer's accounts and each `spacingMs` older
+ * than the next, the newest `spacingMs` before the quote itself. Quotes reference no other new row, so a copy
+ * is that row alone; each is COMPLETED, as the seeded payments are.
+ */
+export async function seedQuotes(
+  store: Store,
+  quoteId: string,
+  payers: Pick<Payer, 'customerId' | 'accountId' | 'destination'>[],
+  count: number,
+  spacingMs = 1000,
+): Promise<void> {
+  const quote = await store.db.selectFrom('quotes').selectAll().where('id', '=', quoteId).executeTakeFirstOrThrow();
+  const BATCH = 500;
+  for (let from = 0; from < count; from += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, count - from) }, (_, i) => {
+      const k = from + i;
+      const payer = payers[k % payers.length]!;
+      const at = quote.created_at - BigInt((count - k) * spacingMs);
+      return {
+        ...quote,
+        id: newId('Quote'),
+        status: 'COMPLETED' as const,
+        transaction_id: newId('Transaction'),
+        customer_id: payer.customerId,
+        sending_account_id: payer.accountId,
+        receiving_account_id: payer.destination,
+        created_at: at,
+        updated_at: at,
+        expires_at: at + (quote.expires_at - quote.created_at),
+      };
+    });
+    await store.tx((trx) => insertRows(trx, 'quotes', rows));
+  }
+  if (store.engine === 'postgres') await sql`analyze quotes`.execute(store.db);
 }

@@ -8,16 +8,13 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { captureLifecycle } from '../../bench/lib/lifecycle-rows.ts';
-import { seedLifecycles } from '../../bench/lib/seed.ts';
+import { seedLifecycles, seedQuotes } from '../../bench/lib/seed.ts';
 import { loadScope } from '../../src/platforms.ts';
 import { sqlitePath } from '../../src/store/paths.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordStatements, type Statement } from '../helpers/statements.ts';
 import { accountQuote, externalAccount, fundedCustomer } from '../money/fixtures.ts';
-import { newId } from '../../src/domain/ids.ts';
-import { insertRows } from '../../src/store/deferred-writes.ts';
-import type { Store } from '../../src/store/db.ts';
 import { dashboardClient } from '../dashboard/session-client.ts';
 
 /** Payments of other customers written straight to the tables before the plans are read. */
@@ -164,29 +161,6 @@ async function paymentsOfEachOutcome(
   }
   await server.app.services.worker.drain();
   return destination;
-}
-
-type Other = { customerId: string; accountId: string; destination: string };
-
-/** `count` copies of the quote `id`, each of another payer's accounts and each a second older than the next. */
-async function seedQuotes(store: Store, id: string, others: Other[], count: number): Promise<void> {
-  const quote = await store.db.selectFrom('quotes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const rows = Array.from({ length: count }, (_, k) => {
-    const other = others[k % others.length]!;
-    const at = quote.created_at - BigInt((count - k) * 1000);
-    return {
-      ...quote,
-      id: newId('Quote'),
-      transaction_id: newId('Transaction'),
-      customer_id: other.customerId,
-      sending_account_id: other.accountId,
-      receiving_account_id: other.destination,
-      created_at: at,
-      updated_at: at,
-    };
-  });
-  for (let at = 0; at < rows.length; at += 200)
-    await store.tx((trx) => insertRows(trx, 'quotes', rows.slice(at, at + 200)));
 }
 
 /** The statements of each filtered page of `path` that read a history table's whole range for the platform. */

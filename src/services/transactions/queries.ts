@@ -85,42 +85,35 @@ export async function listTransactions(
   f: TransactionFilters,
   page: PageRequest,
 ): Promise<Page<Transaction>> {
-  const filtered = (q: ReturnType<typeof scopedTransactions>) => withFilters(q, f);
+  const filtered = () => withFilters(scopedTransactions(db, scope), f);
   const account = f.accountIdentifier;
-  if (account === undefined)
-    return mapPage(
-      await keysetPage<TransactionsTable>(filtered(scopedTransactions(db, scope)), 'transactions', page),
-      toTransaction,
-    );
-  // The payments that leave or reach the account. On PostgreSQL, a range of the source account's index and
+  // The payments that leave or reach an account. On PostgreSQL, a range of the source account's index and
   // one of the destination's (migration 021), each read for the page alone: given `source = id OR
   // destination = id`, a planner walks the platform's history in page order and tests each payment. SQLite
   // has neither index (021 says why), so one walk testing both sides is its cheapest way.
-  if (!isPostgres(db))
+  if (account !== undefined && isPostgres(db)) {
+    const leaving = filtered().where('transactions.source_account_id', '=', account);
+    // A payment from the account to itself is the leaving side's alone.
+    const reaching = filtered()
+      .where('transactions.destination_account_id', '=', account)
+      .where('transactions.source_account_id', 'is distinct from', account);
     return mapPage(
-      await keysetPage<TransactionsTable>(
-        filtered(scopedTransactions(db, scope)).where((eb) =>
-          eb.or([
-            eb('transactions.source_account_id', '=', account),
-            eb('transactions.destination_account_id', '=', account),
-          ]),
-        ),
-        'transactions',
-        page,
-      ),
+      await keysetPageOfUnion<TransactionsTable>(db, [leaving, reaching], 'transactions', page),
       toTransaction,
     );
-  const leaving = filtered(scopedTransactions(db, scope)).where('transactions.source_account_id', '=', account);
-  // A payment from the account to itself is the leaving side's alone.
-  const reaching = filtered(scopedTransactions(db, scope))
-    .where('transactions.destination_account_id', '=', account)
-    .where('transactions.source_account_id', 'is distinct from', account);
-  return mapPage(
-    await keysetPageOfUnion<TransactionsTable>(db, [leaving, reaching], 'transactions', page),
-    toTransaction,
-  );
+  }
+  let q = filtered();
+  if (account !== undefined)
+    q = q.where((eb) =>
+      eb.or([
+        eb('transactions.source_account_id', '=', account),
+        eb('transactions.destination_account_id', '=', account),
+      ]),
+    );
+  return mapPage(await keysetPage<TransactionsTable>(q, 'transactions', page), toTransaction);
 }
 
+/** The list's filters on `q`, but accountIdentifier, which listTransactions reads each engine its own way. */
 function withFilters(q: ReturnType<typeof scopedTransactions>, f: TransactionFilters) {
   if (f.customerId !== undefined) q = q.where('transactions.customer_id', '=', f.customerId);
   if (f.platformCustomerId !== undefined) q = q.where('transactions.platform_customer_id', '=', f.platformCustomerId);
