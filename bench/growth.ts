@@ -49,6 +49,14 @@ interface Seeded {
 
 async function seed(label: Engine['label'], rows: number): Promise<Seeded> {
   const engine = await freshEngine(label, `growth${rows}`);
+  // Not yet the caller's to drop when seeding fails.
+  return fill(engine, rows).catch(async (err) => {
+    await engine.drop();
+    throw err;
+  });
+}
+
+async function fill(engine: Engine, rows: number): Promise<Seeded> {
   const started = performance.now();
   const { store, services } = await open(engine);
   try {
