@@ -27,6 +27,7 @@ import {
   unsettled,
   type BenchPlatform,
   type Engine,
+  type Payer,
 } from './lib/setup.ts';
 
 const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 1_000);
@@ -115,28 +116,20 @@ const endpoint = (name: string, path: (side: Side) => Promise<string> | string):
   prepare: apiGet(name, path),
 });
 
+/** A list page filtered by one of the second payer's ids (the first made the captured lifecycle). */
+const byPayer = (path: string, filter: string, field: keyof Payer, note = ''): Endpoint =>
+  endpoint(
+    `GET ${path}?${filter}=…${note}`,
+    ({ seeded }) => `${path}?limit=20&${filter}=${encodeURIComponent(seeded.platform.payers[1]![field])}`,
+  );
+
 const ENDPOINTS: Endpoint[] = [
   endpoint('GET /transactions?limit=20', () => '/transactions?limit=20'),
-  endpoint(
-    'GET /transactions?customerId=…',
-    ({ seeded }) => `/transactions?limit=20&customerId=${encodeURIComponent(seeded.platform.payers[1]!.customerId)}`,
-  ),
+  byPayer('/transactions', 'customerId', 'customerId'),
   // What a platform filters by: its own id for the customer, and an account on either side of a payment.
-  endpoint(
-    'GET /transactions?platformCustomerId=…',
-    ({ seeded }) =>
-      `/transactions?limit=20&platformCustomerId=${encodeURIComponent(seeded.platform.payers[1]!.platformCustomerId)}`,
-  ),
-  endpoint(
-    'GET /transactions?accountIdentifier=… (internal)',
-    ({ seeded }) =>
-      `/transactions?limit=20&accountIdentifier=${encodeURIComponent(seeded.platform.payers[1]!.accountId)}`,
-  ),
-  endpoint(
-    'GET /transactions?receiverAccountIdentifier=…',
-    ({ seeded }) =>
-      `/transactions?limit=20&receiverAccountIdentifier=${encodeURIComponent(seeded.platform.payers[1]!.destination)}`,
-  ),
+  byPayer('/transactions', 'platformCustomerId', 'platformCustomerId'),
+  byPayer('/transactions', 'accountIdentifier', 'accountId', ' (internal)'),
+  byPayer('/transactions', 'receiverAccountIdentifier', 'destination'),
   // No seeded payment failed: the page is empty at both sizes, and finding that out must not read them all.
   endpoint('GET /transactions?status=FAILED', () => '/transactions?limit=20&status=FAILED'),
   endpoint('GET /transactions, cursor half-way back', async ({ seeded, target: api }) => {
@@ -147,15 +140,9 @@ const ENDPOINTS: Endpoint[] = [
     return `/transactions?limit=20&cursor=${encodeURIComponent(cursor)}`;
   }),
   endpoint('GET /quotes?limit=20', () => '/quotes?limit=20'),
-  endpoint(
-    'GET /quotes?customerId=…',
-    ({ seeded }) => `/quotes?limit=20&customerId=${encodeURIComponent(seeded.platform.payers[1]!.customerId)}`,
-  ),
-  endpoint(
-    'GET /quotes?sendingAccountId=…',
-    ({ seeded }) => `/quotes?limit=20&sendingAccountId=${encodeURIComponent(seeded.platform.payers[1]!.accountId)}`,
-  ),
-  // Every seeded quote is PENDING: no status index (migration 022 says why), so this walks them all.
+  byPayer('/quotes', 'customerId', 'customerId'),
+  byPayer('/quotes', 'sendingAccountId', 'accountId'),
+  // No seeded quote failed, and no index has their status (migration 022 says why): this walks them all.
   endpoint('GET /quotes?status=FAILED', () => '/quotes?limit=20&status=FAILED'),
   endpoint('GET /customers?limit=20', () => '/customers?limit=20'),
   {

@@ -182,16 +182,21 @@ export async function accepting(url: string): Promise<boolean> {
   }
 }
 
-/** The `kind` job whose payload names `key` (a payment's or quote's id, an invitation's code); undefined if none. */
-export async function jobFor(
-  server: TestServer,
-  kind: string,
-  key: string,
-): Promise<{ id: string; status: string } | undefined> {
+/** The `kind` jobs whose payload names `key` (a payment's or quote's id, an invitation's code). */
+export function jobsFor(server: TestServer, kind: string, key: string): Promise<{ id: string; status: string }[]> {
   return server.app.store.db
     .selectFrom('jobs')
     .select(['id', 'status'])
     .where('kind', '=', kind)
     .where('payload', 'like', `%${key}%`)
-    .executeTakeFirst();
+    .execute();
+}
+
+/** The first of them; undefined if none. */
+export async function jobFor(
+  server: TestServer,
+  kind: string,
+  key: string,
+): Promise<{ id: string; status: string } | undefined> {
+  return (await jobsFor(server, kind, key))[0];
 }

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, jobsFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { BUILD } from '../external-accounts/fixtures.ts';
 import { balance, eventTypes, externalAccount } from '../money/fixtures.ts';
 import { startReceiver, type Receiver, type Received } from '../webhooks/helpers.ts';
@@ -51,14 +51,10 @@ describe('incoming payments: the approval webhook and its answers', () => {
   const sender = '$alice@wallet.example.com';
   /** The states of the approval timeouts queued for a payment. */
   const timeouts = async (paymentId: string) =>
-    (
-      await server.app.store.db
-        .selectFrom('jobs')
-        .select('status')
-        .where('kind', '=', 'incoming.approval-timeout')
-        .where('payload', 'like', `%${paymentId}%`)
-        .execute()
-    ).map((j) => j.status);
+    (await jobsFor(server, 'incoming.approval-timeout', paymentId)).map((j) => j.status);
+  /** A payment of `amount` USD from the sender to the customer. */
+  const receiveUsd = (p: TestPlatform, customerId: string, amount = AMOUNT) =>
+    receive(p, { senderUmaAddress: sender, customerId, receivingCurrencyCode: 'USD', receivingCurrencyAmount: amount });
 
   it('200 approves: COMPLETED, credited once, receiverCustomerInfo kept, and the webhooks are signed', async () => {
     const { p, r } = await platformAnswering(
@@ -122,12 +118,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     async () => {
       const { p, r } = await platformAnswering(reply(202));
       const c = await customer(p);
-      const res = await receive(p, {
-        senderUmaAddress: sender,
-        customerId: c.id,
-        receivingCurrencyCode: 'USD',
-        receivingCurrencyAmount: AMOUNT,
-      });
+      const res = await receiveUsd(p, c.id);
       assert.equal(res.status, 200);
       assert.equal(res.body.status, 'PENDING');
       assert.equal(await balance(p, c.id), 0, 'nothing is credited before the approval');
@@ -156,12 +147,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('202 then /reject: REJECTED with the reason, reported as INCOMING_PAYMENT.FAILED, nothing credited', async () => {
     const { p, r } = await platformAnswering(reply(202));
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'PENDING');
     const rejected = await p.api.post(`/transactions/${res.body.id}/reject`, { reason: 'RESTRICTED_JURISDICTION' });
     assert.equal(rejected.status, 200, JSON.stringify(rejected.body));
@@ -173,12 +159,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     assert.deepEqual(r.received.map(summary), ['INCOMING_PAYMENT PENDING', 'INCOMING_PAYMENT REJECTED']);
     assert.deepEqual(await eventTypes(server, res.body.id), ['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED']);
     // A reject without a body is also accepted (on another payment).
-    const second = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: 5,
-    });
+    const second = await receiveUsd(p, c.id, 5);
     const bare = await p.api.post(`/transactions/${second.body.id}/reject`);
     assert.equal(bare.status, 200, JSON.stringify(bare.body));
     assert.equal(bare.body.status, 'REJECTED');
@@ -188,12 +169,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('202 to a redelivered approval request keeps the first deadline; /reject calls the timeout off', async () => {
     const { p, r } = await platformAnswering(reply(202));
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'PENDING');
     await advance(p, 3);
     const asked = await server.app.store.db
@@ -211,12 +187,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     assert.equal(tx.failureReason, 'PAYMENT_APPROVAL_TIMED_OUT', 'five seconds after the first 202, not the second');
 
     // Rejected while awaiting: its timeout is called off.
-    const other = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const other = await receiveUsd(p, c.id);
     assert.equal((await p.api.post(`/transactions/${other.body.id}/reject`, { reason: 'no' })).status, 200);
     assert.deepEqual(await timeouts(other.body.id), ['done']);
   });
@@ -224,12 +195,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('202 and no decision: FAILED with PAYMENT_APPROVAL_TIMED_OUT once 5 s pass on the sandbox clock', async () => {
     const { p, r } = await platformAnswering(reply(202));
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'PENDING');
     await advance(p, 4);
     assert.equal((await p.api.get(`/transactions/${res.body.id}`)).body.status, 'PENDING', 'still within the 5 s');
@@ -247,12 +213,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
       reply(403, { code: 'FORBIDDEN', message: 'not for us', reason: 'RESTRICTED_JURISDICTION' }),
     );
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'REJECTED');
     assert.deepEqual(res.body.failureDetails, { reason: 'RESTRICTED_JURISDICTION' });
@@ -264,12 +225,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
       reply(422, { code: 'MISSING_DATA', message: 'need more', requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] }),
     );
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'MISSING_MANDATORY_PAYEE_DATA');
     assert.deepEqual(res.body.failureDetails, { requiredFields: ['TAX_ID', 'REGISTRATION_NUMBER'] });
@@ -279,12 +235,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('500 fails with PAYMENT_APPROVAL_WEBHOOK_ERROR, and the approval request is not retried', async () => {
     const { p, r } = await platformAnswering(reply(500, { oops: true }));
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
     assert.deepEqual(res.body.failureDetails, { responseStatus: 500 });
@@ -301,12 +252,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const p = await server.platform();
     await useEndpoint(server, p, url);
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
     assert.equal(typeof res.body.failureDetails.error, 'string');
@@ -316,12 +262,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('a receiver that does not answer in time fails with PAYMENT_APPROVAL_WEBHOOK_ERROR', async () => {
     const { p } = await platformAnswering(() => undefined); // never answers; WEBHOOK_TIMEOUT_MS is 500
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.body.status, 'FAILED');
     assert.equal(res.body.failureReason, 'PAYMENT_APPROVAL_WEBHOOK_ERROR');
     assert.match(res.body.failureDetails.error, /timed out/);
@@ -330,12 +271,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
   it('no webhook endpoint: the sandbox approves on its own', async () => {
     const p = await server.platform();
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'COMPLETED');
     assert.equal(await balance(p, c.id), AMOUNT);
@@ -360,12 +296,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
         defaultUmaDepositAccount: true,
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
-      const res = await receive(p, {
-        senderUmaAddress: sender,
-        customerId: c.id,
-        receivingCurrencyCode: 'USD',
-        receivingCurrencyAmount: AMOUNT,
-      });
+      const res = await receiveUsd(p, c.id);
       assert.equal(res.body.status, 'COMPLETED');
       assert.deepEqual(res.body.destination, {
         destinationType: 'ACCOUNT',
@@ -398,12 +329,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const { p } = await platformAnswering(reply(202));
     const c = await customer(p);
     for (let round = 0; round < 3; round++) {
-      const res = await receive(p, {
-        senderUmaAddress: sender,
-        customerId: c.id,
-        receivingCurrencyCode: 'USD',
-        receivingCurrencyAmount: 100,
-      });
+      const res = await receiveUsd(p, c.id, 100);
       assert.equal(res.body.status, 'PENDING');
       const id = res.body.id;
       const [approve, reject] = await Promise.all([
@@ -430,12 +356,7 @@ describe('incoming payments: the approval webhook and its answers', () => {
     const { p } = await platformAnswering(reply(202));
     const other = await server.platform();
     const c = await customer(p);
-    const res = await receive(p, {
-      senderUmaAddress: sender,
-      customerId: c.id,
-      receivingCurrencyCode: 'USD',
-      receivingCurrencyAmount: AMOUNT,
-    });
+    const res = await receiveUsd(p, c.id);
     for (const action of ['approve', 'reject']) {
       const foreign = await other.api.post(`/transactions/${res.body.id}/${action}`);
       assert.equal(foreign.status, 404);
