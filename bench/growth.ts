@@ -65,7 +65,8 @@ async function fill(engine: Engine, rows: number): Promise<Seeded> {
     const platform = await makePlatform(services, 'growth', customers);
     const lifecycle = await captureLifecycle(store, services, platform.scope, platform.payers[0]!);
     await seedLifecycles(store, lifecycle, platform.payers, rows - 1, SPACING_MS);
-    // As many quotes as payments: one real one, executed (the server's worker settles it), copied over the payers.
+    // As many quotes as payments: copies of one real one left to expire, which is then executed (the server's
+    // worker settles it).
     const [payer] = platform.payers;
     const quote = await services.quotes.create(platform.scope, {
       source: { sourceType: 'ACCOUNT', accountId: payer!.accountId },
@@ -73,8 +74,8 @@ async function fill(engine: Engine, rows: number): Promise<Seeded> {
       lockedCurrencySide: 'SENDING',
       lockedCurrencyAmount: 100,
     });
-    await services.quotes.execute(platform.scope, quote.id);
     await seedQuotes(store, quote.id, platform.payers, rows - 1, SPACING_MS);
+    await services.quotes.execute(platform.scope, quote.id);
     return {
       engine,
       platform,
@@ -142,7 +143,7 @@ const ENDPOINTS: Endpoint[] = [
   endpoint('GET /quotes?limit=20', () => '/quotes?limit=20'),
   byPayer('/quotes', 'customerId', 'customerId'),
   byPayer('/quotes', 'sendingAccountId', 'accountId'),
-  // No seeded quote failed, and no index has their status (migration 022 says why): this walks them all.
+  // No seeded quote failed; their status is their payments', read off the payments' status index.
   endpoint('GET /quotes?status=FAILED', () => '/quotes?limit=20&status=FAILED'),
   endpoint('GET /customers?limit=20', () => '/customers?limit=20'),
   {

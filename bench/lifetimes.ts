@@ -65,7 +65,11 @@ for (const label of engineLabels()) {
       .where('kind', '=', 'quote.expire')
       .where('attempts', '>', 0n)
       .execute();
-    const quotes = await setup.store.db.selectFrom('quotes').select(['id', 'status']).execute();
+    const quotes = await setup.store.db
+      .selectFrom('quotes')
+      .innerJoin('transactions', 'transactions.id', 'quotes.transaction_id')
+      .select(['quotes.id', 'transactions.status'])
+      .execute();
     const statusOf = new Map(quotes.map((q) => [q.id, q.status]));
     const forNothing = ran.filter(
       (j) => statusOf.get((JSON.parse(j.payload) as { quoteId: string }).quoteId) !== 'EXPIRED',

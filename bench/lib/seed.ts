@@ -11,6 +11,10 @@ import { newId } from '../../src/domain/ids.ts';
 import { DONE_JOB_KEEP_MS } from '../../src/services/index.ts';
 import { insertRows } from '../../src/store/deferred-writes.ts';
 import type { Store } from '../../src/store/db.ts';
+import type { EventsTable, QuotesTable, TransactionsTable } from '../../src/store/schema.ts';
+import { present } from '../../src/domain/assert.ts';
+import { eventTypeOf } from '../../src/domain/transactions.ts';
+import { toTransaction } from '../../src/services/transactions/queries.ts';
 import type { Lifecycle, RowChange } from './lifecycle-rows.ts';
 import { remap } from './lifecycle-rows.ts';
 import type { Payer } from './setup.ts';
@@ -121,9 +125,9 @@ export async function seedLifecycles(
 }
 
 /**
- * Writes `count` copies of the quote `quoteId`, each of the next payer's accounts and each `spacingMs` older
- * than the next, the newest `spacingMs` before the quote itself. Quotes reference no other new row, so a copy
- * is that row alone; each is COMPLETED, as the seeded payments are.
+ * Writes `count` copies of the PENDING quote `quoteId`, each of the next payer's accounts and each `spacingMs`
+ * older than the next, the newest `spacingMs` before the quote itself. Each copy is a quote left to expire: the
+ * quote, its transaction EXPIRED, which moved no money (no ledger rows, no balance), and the expiry's event.
  */
 export async function seedQuotes(
   store: Store,
@@ -133,26 +137,90 @@ export async function seedQuotes(
   spacingMs = 1000,
 ): Promise<void> {
   const quote = await store.db.selectFrom('quotes').selectAll().where('id', '=', quoteId).executeTakeFirstOrThrow();
+  const payment = await store.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', quote.transaction_id)
+    .executeTakeFirstOrThrow();
+  if (payment.status !== 'PENDING')
+    throw new Error(`seedQuotes copies a PENDING quote; ${quoteId} is ${payment.status}`);
   const BATCH = 500;
   for (let from = 0; from < count; from += BATCH) {
-    const rows = Array.from({ length: Math.min(BATCH, count - from) }, (_, i) => {
+    const copies = Array.from({ length: Math.min(BATCH, count - from) }, (_, i) => {
       const k = from + i;
-      const payer = payers[k % payers.length]!;
-      const at = quote.created_at - BigInt((count - k) * spacingMs);
-      return {
-        ...quote,
-        id: newId('Quote'),
-        status: 'COMPLETED' as const,
-        transaction_id: newId('Transaction'),
-        customer_id: payer.customerId,
-        sending_account_id: payer.accountId,
-        receiving_account_id: payer.destination,
-        created_at: at,
-        updated_at: at,
-        expires_at: at + (quote.expires_at - quote.created_at),
-      };
+      return expiredCopy(
+        quote,
+        payment,
+        payers[k % payers.length]!,
+        quote.created_at - BigInt((count - k) * spacingMs),
+      );
     });
-    await store.tx((trx) => insertRows(trx, 'quotes', rows));
+    await store.tx(async (trx) => {
+      await insertRows(
+        trx,
+        'transactions',
+        copies.map((c) => c.payment),
+      );
+      await insertRows(
+        trx,
+        'quotes',
+        copies.map((c) => c.quote),
+      );
+      await insertRows(
+        trx,
+        'events',
+        copies.map((c) => c.event),
+      );
+    });
   }
-  if (store.engine === 'postgres') await sql`analyze quotes`.execute(store.db);
+  if (store.engine === 'postgres') await sql`analyze quotes, transactions`.execute(store.db);
+}
+
+/** A copy of `quote`, created at `at` by `payer`, that expired: its quote, its payment and the expiry's event. */
+function expiredCopy(
+  quote: QuotesTable,
+  payment: TransactionsTable,
+  payer: Pick<Payer, 'customerId' | 'accountId' | 'destination'>,
+  at: bigint,
+): { quote: QuotesTable; payment: TransactionsTable; event: EventsTable } {
+  const expiresAt = at + (quote.expires_at - quote.created_at);
+  const ids = { quote: newId('Quote'), payment: newId('Transaction') };
+  const expired: TransactionsTable = {
+    ...payment,
+    customer_id: payer.customerId,
+    source_account_id: payer.accountId,
+    destination_account_id: payer.destination,
+    id: ids.payment,
+    quote_id: ids.quote,
+    status: 'EXPIRED',
+    created_at: at,
+    updated_at: expiresAt,
+  };
+  return {
+    quote: {
+      ...quote,
+      id: ids.quote,
+      customer_id: payer.customerId,
+      sending_account_id: payer.accountId,
+      transaction_id: ids.payment,
+      receiving_account_id: payer.destination,
+      created_at: at,
+      updated_at: at,
+      expires_at: expiresAt,
+    },
+    payment: expired,
+    // As the expiry recorded it: the ledger's checks want every change's event.
+    event: {
+      id: newId('Webhook'),
+      platform_id: expired.platform_id,
+      environment: expired.environment,
+      type: present(eventTypeOf(expired, 'EXPIRED'), 'an expiry has its event'),
+      object_id: expired.id,
+      data: JSON.stringify(toTransaction(expired)),
+      created_at: expiresAt,
+      delivery_state: 'NO_ENDPOINT',
+      delivery_run: 1n,
+      delivery_updated_at: expiresAt,
+    },
+  };
 }

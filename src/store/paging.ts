@@ -37,13 +37,34 @@ export async function keysetPage<Row extends { created_at: bigint; id: string }>
   base: SelectQueryBuilder<any, any, any>,
   table: string,
   req: PageRequest,
+  options: PageOptions = {},
 ): Promise<Page<Row>> {
+  const key = options.key ?? keyOf(table);
+  const page = inPageOrder(window(base, table, req, key), req, key);
   const [rows, count] = await Promise.all([
-    inPageOrder(window(base, table, req), table, req).execute() as Promise<Row[]>,
+    (options.rows ? options.rows(page) : page).execute() as Promise<Row[]>,
     countUpTo(base, COUNT_LIMIT + 1),
   ]);
   return pageOf(rows, count, req);
 }
+
+/** The columns a page is ordered and cut by. */
+export interface PageKey {
+  createdAt: string;
+  id: string;
+}
+
+export interface PageOptions {
+  /**
+   * The key, when a filter's index orders the rows by another table's columns of equal values (a quote's
+   * payment's created_at and quote_id); `table`'s created_at and id otherwise.
+   */
+  key?: PageKey;
+  /** What the page's rows read besides `table`'s columns, left out of the count. */
+  rows?: (page: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>;
+}
+
+const keyOf = (table: string): PageKey => ({ createdAt: `${table}.created_at`, id: `${table}.id` });
 
 /**
  * The same over the union of `parts`, queries of `table` that match no row in common: each part's page is read
@@ -60,34 +81,34 @@ export async function keysetPageOfUnion<Row extends { created_at: bigint; id: st
     parts
       .map((part, i) => db.selectFrom(each(part).as(`part_${i}`)).selectAll())
       .reduce((all, part) => all.unionAll(part));
-  const pages = union((part) => inPageOrder(window(part, table, req), table, req));
+  const key = keyOf(table);
+  const pages = union((part) => inPageOrder(window(part, table, req, key), req, key));
   const [rows, count] = await Promise.all([
-    inPageOrder(db.selectFrom(pages.as(table)).selectAll(), table, req).execute() as Promise<Row[]>,
+    inPageOrder(db.selectFrom(pages.as(table)).selectAll(), req, key).execute() as Promise<Row[]>,
     countUpTo(db.selectFrom(union((part) => part.selectAll(table)).as(table)), COUNT_LIMIT + 1),
   ]);
   return pageOf(rows, count, req);
 }
 
 /** `base`'s rows from the cursor on. */
-function window(base: SelectQueryBuilder<any, any, any>, table: string, req: PageRequest) {
+function window(base: SelectQueryBuilder<any, any, any>, table: string, req: PageRequest, key: PageKey) {
   const query = base.selectAll(table);
   if (!req.cursor) return query;
-  const created = `${table}.created_at`;
   const cmp = req.order === 'asc' ? '>' : '<';
   const pos = decodeCursor(req.cursor);
   const t = BigInt(pos.t);
   // The leading `created_at <= t` (>= ascending) bounds the index range the scan starts from; the OR alone
   // is not a range either engine seeks to, and a page deep in a long list would walk every row before it.
   return query
-    .where(created, `${cmp}=`, t)
-    .where((eb: any) => eb.or([eb(created, cmp, t), eb(`${table}.id`, cmp, pos.id)]));
+    .where(key.createdAt, `${cmp}=`, t)
+    .where((eb: any) => eb.or([eb(key.createdAt, cmp, t), eb(key.id, cmp, pos.id)]));
 }
 
 /** A page's worth of `query`'s rows in page order, and one more to tell whether another page follows. */
-function inPageOrder(query: SelectQueryBuilder<any, any, any>, table: string, req: PageRequest) {
+function inPageOrder(query: SelectQueryBuilder<any, any, any>, req: PageRequest, key: PageKey) {
   return query
-    .orderBy(`${table}.created_at`, req.order)
-    .orderBy(`${table}.id`, req.order)
+    .orderBy(key.createdAt, req.order)
+    .orderBy(key.id, req.order)
     .limit(req.limit + 1);
 }
 

@@ -283,11 +283,11 @@ export interface InvitationsTable {
   updated_at: bigint;
 }
 
+/** A quote; its status is its transaction's (migration 023). */
 export interface QuotesTable {
   id: string;
   platform_id: string;
   environment: Environment;
-  status: TransactionStatus;
   source: string;
   destination: string;
   sending_account_id: string | null;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
+import { accountQuote, balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
 
 describe('quotes', () => {
   let server: TestServer;
@@ -484,6 +484,39 @@ describe('quotes', () => {
     const page = await p.api.get('/quotes?limit=1');
     assert.equal(page.body.data.length, 1);
     assert.equal(page.body.hasMore, true);
+  });
+
+  it('lists quotes by the status their payment is in, page after page', async () => {
+    const executed = await quoteTo('000');
+    const { quote: first, accountId, destination, customerId } = await quoteTo('000');
+    const second = await accountQuote(p, accountId, destination, 5_000);
+    assert.equal((await p.api.post(`/quotes/${executed.quote.id}/execute`)).status, 200);
+    const ids = async (query: string) => {
+      const found: string[] = [];
+      let cursor = '';
+      for (;;) {
+        const res = await p.api.get(`/quotes?limit=1&${query}${cursor && `&cursor=${encodeURIComponent(cursor)}`}`);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        found.push(...res.body.data.map((q: { id: string; status: string }) => `${q.id} ${q.status}`));
+        if (!res.body.hasMore) return found;
+        cursor = res.body.nextCursor;
+      }
+    };
+    const mine = `customerId=${encodeURIComponent(customerId)}`;
+    assert.deepEqual(await ids(`${mine}&status=PENDING`), [`${second.id} PENDING`, `${first.id} PENDING`]);
+    assert.deepEqual(await ids(`${mine}&status=COMPLETED`), []);
+    const theirs = `customerId=${encodeURIComponent(executed.customerId)}`;
+    assert.deepEqual(await ids(`${theirs}&status=COMPLETED`), [`${executed.quote.id} COMPLETED`]);
+    assert.deepEqual(await ids(`${theirs}&status=PENDING`), []);
+    const completed = await p.api.get('/quotes?status=COMPLETED&limit=100');
+    assert.ok(
+      completed.body.data.some((q: { id: string }) => q.id === executed.quote.id),
+      'the executed quote is among the COMPLETED',
+    );
+    assert.ok(
+      completed.body.data.every((q: { status: string }) => q.status === 'COMPLETED'),
+      'every quote listed is COMPLETED',
+    );
   });
 
   it('shows exchange rates for every pair, comma-joined or repeated', async () => {

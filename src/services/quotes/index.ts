@@ -59,12 +59,12 @@ export function makeQuoteService(
   return {
     create: (scope, input) => createQuote(deps, scope, input),
     execute: (scope, quoteId) => executeQuote(deps, scope, quoteId),
-    get: async (scope, quoteId) => toQuote(await loadQuote(ctx, ctx.store.db, scope, quoteId)),
+    get: async (scope, quoteId) => toQuote(await loadQuote(ctx.store.db, scope, quoteId)),
     list: (scope, filters, page) => listQuotes(ctx.store.db, scope, filters, page),
     sandboxSend: (scope, input) => sandboxSend(deps, scope, input),
     expireIfDue: async (scope, quoteId) =>
       ctx.store.tx(async (trx) => {
-        const pending = (await loadQuote(ctx, trx, scope, quoteId)).status === 'PENDING';
+        const pending = (await loadQuote(trx, scope, quoteId)).status === 'PENDING';
         return pending && (await expireIfDue(deps, trx, scope, quoteId)) === 0;
       }),
   };
@@ -95,7 +95,7 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
     // Its own id, so that running the quote calls it off (execution.ts) instead of leaving it to run for nothing.
     const expiry = ownedJobId(quoteId);
     await enqueueJob(trx, scope, 'quote.expire', { quoteId }, wallNowMs(ctx), ctx.config.quoteTtlMs, expiry);
-    return quote;
+    return { ...quote, status: payment.status };
   });
   if (input.immediatelyExecute) return executeQuote(deps, scope, quoteId);
   // Answered from the row it wrote, not read back.

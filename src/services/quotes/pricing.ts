@@ -81,7 +81,6 @@ export function quoteRow(scope: Scope, q: PricedQuote, transactionId: string): Q
     id: q.quoteId,
     platform_id: scope.platformId,
     environment: scope.environment,
-    status: 'PENDING',
     source: JSON.stringify(q.source.echo),
     destination: JSON.stringify(q.destination.echo),
     sending_account_id: q.source.accountId,

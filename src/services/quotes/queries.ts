@@ -6,14 +6,18 @@ import { iso } from '../../domain/clock.ts';
 import { currency } from '../../domain/currencies.ts';
 import type { Db, Tx } from '../../store/db.ts';
 import type { QuotesTable } from '../../store/schema.ts';
-import { keysetPage, mapPage } from '../../store/paging.ts';
+import { keysetPage, mapPage, type PageOptions } from '../../store/paging.ts';
 import type { Page, PageRequest } from '../../domain/paging.ts';
-import { inScope, type Ctx, type Scope } from '../../context.ts';
+import type { Scope } from '../../context.ts';
+import type { TransactionStatus } from '../../domain/transactions.ts';
 
 export type Quote = Static<typeof QuoteSchema>;
 export type QuoteInput = Static<typeof QuoteCreate>;
 
-export function toQuote(row: QuotesTable): Quote {
+/** A quote as read: its row and its payment's status, which is the quote's. */
+export type QuoteRow = QuotesTable & { status: TransactionStatus };
+
+export function toQuote(row: QuoteRow): Quote {
   const quote: Quote = {
     id: row.id,
     status: row.status,
@@ -35,25 +39,26 @@ export function toQuote(row: QuotesTable): Quote {
   return quote;
 }
 
-export function scopedQuotes(db: Db | Tx, scope: Scope) {
+/** The caller's quotes, each joined to its payment (either side's primary key reaches the other). */
+function scopedWithPayments(db: Db | Tx, scope: Scope) {
   return db
     .selectFrom('quotes')
+    .innerJoin('transactions', (join) =>
+      join.onRef('transactions.id', '=', 'quotes.transaction_id').onRef('quotes.id', '=', 'transactions.quote_id'),
+    )
     .where('quotes.platform_id', '=', scope.platformId)
     .where('quotes.environment', '=', scope.environment);
 }
 
-/** One quote of the caller's scope, locked for the caller's transaction when asked. Raises QUOTE_NOT_FOUND. */
-export async function loadQuote(
-  ctx: Ctx,
-  trx: Db | Tx,
-  scope: Scope,
-  quoteId: string,
-  lock = false,
-): Promise<QuotesTable> {
-  let q = trx.selectFrom('quotes').selectAll().where('id', '=', quoteId);
-  if (lock && ctx.store.engine === 'postgres') q = q.forUpdate();
-  const row = await q.executeTakeFirst();
-  if (!row || !inScope(row, scope)) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
+/** The caller's quotes, each with its status. */
+export function scopedQuotes(db: Db | Tx, scope: Scope) {
+  return scopedWithPayments(db, scope).selectAll('quotes').select('transactions.status');
+}
+
+/** One quote of the caller's scope, with its status. Raises QUOTE_NOT_FOUND. */
+export async function loadQuote(trx: Db | Tx, scope: Scope, quoteId: string): Promise<QuoteRow> {
+  const row = await scopedQuotes(trx, scope).where('quotes.id', '=', quoteId).executeTakeFirst();
+  if (!row) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
   return row;
 }
 
@@ -63,21 +68,33 @@ export interface QuoteFilters {
   receivingAccountId?: string | undefined;
   sendingUmaAddress?: string | undefined;
   receivingUmaAddress?: string | undefined;
-  status?: string | undefined;
+  status?: TransactionStatus | undefined;
   createdAfter?: number | undefined;
   createdBefore?: number | undefined;
 }
 
-/** A page of the caller's quotes. */
+/**
+ * A page of the caller's quotes. Filtered by status, the page is read off the quotes' payments' status index
+ * (migration 023), whose order is the quotes' own: a payment is created with its quote, at the same instant,
+ * and names it. Otherwise the quotes' indexes give the page, and each of its rows then reads its payment.
+ */
 export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: PageRequest): Promise<Page<Quote>> {
-  let q = scopedQuotes(db, scope);
+  let q = scopedWithPayments(db, scope);
   if (f.customerId !== undefined) q = q.where('quotes.customer_id', '=', f.customerId);
   if (f.sendingAccountId !== undefined) q = q.where('quotes.sending_account_id', '=', f.sendingAccountId);
   if (f.receivingAccountId !== undefined) q = q.where('quotes.receiving_account_id', '=', f.receivingAccountId);
   if (f.sendingUmaAddress !== undefined) q = q.where('quotes.sending_uma_address', '=', f.sendingUmaAddress);
   if (f.receivingUmaAddress !== undefined) q = q.where('quotes.receiving_uma_address', '=', f.receivingUmaAddress);
-  if (f.status !== undefined) q = q.where('quotes.status', '=', f.status as QuotesTable['status']);
   if (f.createdAfter !== undefined) q = q.where('quotes.created_at', '>=', BigInt(f.createdAfter));
   if (f.createdBefore !== undefined) q = q.where('quotes.created_at', '<=', BigInt(f.createdBefore));
-  return mapPage(await keysetPage<QuotesTable>(q, 'quotes', page), toQuote);
+  const withStatus: PageOptions = { rows: (rows) => rows.select('transactions.status') };
+  if (f.status !== undefined) {
+    q = q
+      .where('transactions.platform_id', '=', scope.platformId)
+      .where('transactions.environment', '=', scope.environment)
+      .where('transactions.status', '=', f.status)
+      .where('transactions.quote_id', 'is not', null);
+    withStatus.key = { createdAt: 'transactions.created_at', id: 'transactions.quote_id' };
+  }
+  return mapPage(await keysetPage<QuoteRow>(q, 'quotes', page, withStatus), toQuote);
 }

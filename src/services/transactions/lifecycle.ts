@@ -46,16 +46,6 @@ const transition = statement((db, v: Transition) =>
   db.updateTable('transactions').set(v.set).where('id', '=', v.id).where('status', '=', v.from),
 );
 
-interface QuoteStatus {
-  id: string;
-  status: TransactionsTable['status'];
-  at: bigint;
-}
-
-const quoteStatus = statement((db, v: QuoteStatus) =>
-  db.updateTable('quotes').set({ status: v.status, updated_at: v.at }).where('id', '=', v.id),
-);
-
 /**
  * The move of a payment held under its lock, written with the transaction's other deferred rows (one
  * statement fewer per payment on PostgreSQL): its outcome is certain, since nothing else can have moved the
@@ -105,8 +95,8 @@ export interface Move {
 
 /**
  * Every change of a transaction goes through here: it names the state it leaves (so a transaction another
- * worker already moved is left alone and undefined comes back), writes its ledger entry, mirrors the
- * status onto the quote, and records the event — all in the caller's database transaction. Several steps
+ * worker already moved is left alone and undefined comes back), writes its ledger entry (a quote's status is
+ * its payment's, so it moves with it), and records the event — all in the caller's database transaction. Several steps
  * taken at once (PENDING → PROCESSING → COMPLETED when the rail answers at once) write the row once, each
  * step's ledger entry, and each step's event in order.
  */
@@ -138,16 +128,6 @@ export async function moveTransaction(
   for (const { ledger } of steps)
     if (ledger && ledger.postings.length > 0)
       await postEntry(trx, scope, { kind: ledger.kind, reference: payment.id, postings: ledger.postings }, now);
-  if (payment.quote_id) {
-    const mirror = { id: payment.quote_id, status: moved.status, at: BigInt(now) };
-    // Nothing reads it back in the transaction; a later move of the same payment mirrors its own status.
-    await deferUpdate(trx, {
-      key: `quotes ${mirror.id}`,
-      update: quoteStatus,
-      values: mirror,
-      merge: (_, later) => later,
-    });
-  }
   for (const [i, row] of rows.entries()) {
     const type = eventTypeOf(i === 0 ? payment : rows[i - 1]!, row.status);
     if (type !== undefined)

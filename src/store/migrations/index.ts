@@ -18,6 +18,7 @@ import * as m019 from './019_dashboard_records.ts';
 import * as m020 from './020_failed_deliveries.ts';
 import * as m021 from './021_filter_indexes.ts';
 import * as m022 from './022_quote_filter_indexes.ts';
+import * as m023 from './023_quote_status_from_payment.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '020_failed_deliveries': m020,
   '021_filter_indexes': m021,
   '022_quote_filter_indexes': m022,
+  '023_quote_status_from_payment': m023,
 };
