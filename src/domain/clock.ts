@@ -6,7 +6,19 @@ export interface Clock {
   nowMs(): number;
 }
 
-export const systemClock: Clock = { nowMs: () => Date.now() };
+let latestMs = 0;
+
+/**
+ * The wall clock, never earlier than a reading it already gave. A VM's clock can be stepped back a little
+ * when it is corrected; lists page by (created_at, id) and ids follow the order things happen in, so a time
+ * that went back would put a later row before an earlier one (seen: two request-log entries swapped).
+ */
+export const systemClock: Clock = {
+  nowMs: () => {
+    latestMs = Math.max(latestMs, Date.now());
+    return latestMs;
+  },
+};
 
 export function iso(ms: number | bigint): string {
   return new Date(Number(ms)).toISOString();

@@ -58,7 +58,7 @@ describe('benches', () => {
       BENCH_GROWTH_SAMPLES: '2',
     });
     const ratios = out.match(/^ {2}RATIO .+ \d+\.\d\d×( +\(.+ ms → .+ ms\))?$/gm) ?? [];
-    assert.equal(ratios.length, 14 * engines().length, `fourteen ratio lines per engine\n${out}`);
+    assert.equal(ratios.length, 15 * engines().length, `fifteen ratio lines per engine\n${out}`);
     assert.match(out, /RATIO GET \/transactions, cursor half-way back/, 'the deep page is measured');
     assert.match(out, /RATIO dashboard home/, 'the dashboard home is measured');
     assert.match(out, /RATIO GET \/quotes\?customerId=/, 'the quotes are seeded and paged');

@@ -39,12 +39,19 @@ export function toQuote(row: QuoteRow): Quote {
   return quote;
 }
 
-/** The caller's quotes, each joined to its payment (either side's primary key reaches the other). */
-function scopedWithPayments(db: Db | Tx, scope: Scope) {
+/**
+ * The caller's quotes, each joined to its payment. Each names the other; the join names one side only, the one
+ * whose primary key the plan reaches last (both at once, PostgreSQL takes the two as independent and expects
+ * one row of a million, then hashes them all): the payment from its quote, or the quote from its payment when
+ * the payments' index leads.
+ */
+function scopedWithPayments(db: Db | Tx, scope: Scope, from: 'quotes' | 'payments' = 'quotes') {
   return db
     .selectFrom('quotes')
     .innerJoin('transactions', (join) =>
-      join.onRef('transactions.id', '=', 'quotes.transaction_id').onRef('quotes.id', '=', 'transactions.quote_id'),
+      from === 'quotes'
+        ? join.onRef('transactions.id', '=', 'quotes.transaction_id')
+        : join.onRef('quotes.id', '=', 'transactions.quote_id'),
     )
     .where('quotes.platform_id', '=', scope.platformId)
     .where('quotes.environment', '=', scope.environment);
@@ -79,7 +86,7 @@ export interface QuoteFilters {
  * and names it. Otherwise the quotes' indexes give the page, and each of its rows then reads its payment.
  */
 export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: PageRequest): Promise<Page<Quote>> {
-  let q = scopedWithPayments(db, scope);
+  let q = scopedWithPayments(db, scope, f.status === undefined ? 'quotes' : 'payments');
   if (f.customerId !== undefined) q = q.where('quotes.customer_id', '=', f.customerId);
   if (f.sendingAccountId !== undefined) q = q.where('quotes.sending_account_id', '=', f.sendingAccountId);
   if (f.receivingAccountId !== undefined) q = q.where('quotes.receiving_account_id', '=', f.receivingAccountId);
