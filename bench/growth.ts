@@ -15,7 +15,7 @@ import { waitFor } from '../test/helpers/wait.ts';
 import { dashboardClient } from '../test/dashboard/session-client.ts';
 import { captureLifecycle } from './lib/lifecycle-rows.ts';
 import { call, medianMs, ratio, saturate, target, x, type Target } from './lib/load.ts';
-import { seedLifecycles, seedQuotes } from './lib/seed.ts';
+import { seedLifecycles, seedQuotes, settle } from './lib/seed.ts';
 import {
   engineLabels,
   freshEngine,
@@ -76,6 +76,7 @@ async function fill(engine: Engine, rows: number): Promise<Seeded> {
     });
     await seedQuotes(store, quote.id, platform.payers, rows - 1, SPACING_MS);
     await services.quotes.execute(platform.scope, quote.id);
+    await settle(store);
     return {
       engine,
       platform,

@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { sql } from 'kysely';
 import { captureLifecycle } from '../../bench/lib/lifecycle-rows.ts';
-import { seedLifecycles, seedQuotes } from '../../bench/lib/seed.ts';
+import { seedLifecycles, seedQuotes, settle } from '../../bench/lib/seed.ts';
 import { loadScope } from '../../src/platforms.ts';
 import { sqlitePath } from '../../src/store/paths.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
@@ -217,7 +216,7 @@ describe(`the dashboard and the filtered lists read no platform's whole history 
     await seedLifecycles(store, await captureLifecycle(store, services, scope, others[0]!), others, SEEDED);
     // A quote of the payer's, and as many of the others' as payments.
     await seedQuotes(store, (await accountQuote(p, accountId, payer.destination, 100)).id, others, SEEDED);
-    if (store.engine === 'postgres') await sql`analyze`.execute(store.db);
+    await settle(store);
   });
   after(() => server.close());
 

@@ -39,27 +39,20 @@ export function toQuote(row: QuoteRow): Quote {
   return quote;
 }
 
-/**
- * The caller's quotes, each joined to its payment. Each names the other; the join names one side only, the one
- * whose primary key the plan reaches last (both at once, PostgreSQL takes the two as independent and expects
- * one row of a million, then hashes them all): the payment from its quote, or the quote from its payment when
- * the payments' index leads.
- */
-function scopedWithPayments(db: Db | Tx, scope: Scope, from: 'quotes' | 'payments' = 'quotes') {
+/** The caller's quotes. */
+function scoped(db: Db | Tx, scope: Scope) {
   return db
     .selectFrom('quotes')
-    .innerJoin('transactions', (join) =>
-      from === 'quotes'
-        ? join.onRef('transactions.id', '=', 'quotes.transaction_id')
-        : join.onRef('quotes.id', '=', 'transactions.quote_id'),
-    )
     .where('quotes.platform_id', '=', scope.platformId)
     .where('quotes.environment', '=', scope.environment);
 }
 
-/** The caller's quotes, each with its status. */
+/** The caller's quotes, each with its status: its payment's, reached by the primary key the quote names. */
 export function scopedQuotes(db: Db | Tx, scope: Scope) {
-  return scopedWithPayments(db, scope).selectAll('quotes').select('transactions.status');
+  return scoped(db, scope)
+    .innerJoin('transactions', 'transactions.id', 'quotes.transaction_id')
+    .selectAll('quotes')
+    .select('transactions.status');
 }
 
 /** One quote of the caller's scope, with its status. Raises QUOTE_NOT_FOUND. */
@@ -86,7 +79,7 @@ export interface QuoteFilters {
  * and names it. Otherwise the quotes' indexes give the page, and each of its rows then reads its payment.
  */
 export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: PageRequest): Promise<Page<Quote>> {
-  let q = scopedWithPayments(db, scope, f.status === undefined ? 'quotes' : 'payments');
+  let q = f.status === undefined ? scoped(db, scope) : withStatus(scoped(db, scope), scope, f.status);
   if (f.customerId !== undefined) q = q.where('quotes.customer_id', '=', f.customerId);
   if (f.sendingAccountId !== undefined) q = q.where('quotes.sending_account_id', '=', f.sendingAccountId);
   if (f.receivingAccountId !== undefined) q = q.where('quotes.receiving_account_id', '=', f.receivingAccountId);
@@ -94,14 +87,26 @@ export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: Pa
   if (f.receivingUmaAddress !== undefined) q = q.where('quotes.receiving_uma_address', '=', f.receivingUmaAddress);
   if (f.createdAfter !== undefined) q = q.where('quotes.created_at', '>=', BigInt(f.createdAfter));
   if (f.createdBefore !== undefined) q = q.where('quotes.created_at', '<=', BigInt(f.createdBefore));
-  const withStatus: PageOptions = { rows: (rows) => rows.select('transactions.status') };
-  if (f.status !== undefined) {
-    q = q
-      .where('transactions.platform_id', '=', scope.platformId)
-      .where('transactions.environment', '=', scope.environment)
-      .where('transactions.status', '=', f.status)
-      .where('transactions.quote_id', 'is not', null);
-    withStatus.key = { createdAt: 'transactions.created_at', id: 'transactions.quote_id' };
-  }
-  return mapPage(await keysetPage<QuoteRow>(q, 'quotes', page, withStatus), toQuote);
+  // Counted without their payments (each quote has one); the page's rows then read theirs.
+  const options: PageOptions =
+    f.status === undefined
+      ? {
+          rows: (rows) =>
+            rows.innerJoin('transactions', 'transactions.id', 'quotes.transaction_id').select('transactions.status'),
+        }
+      : {
+          key: { createdAt: 'transactions.created_at', id: 'transactions.quote_id' },
+          rows: (rows) => rows.select('transactions.status'),
+        };
+  return mapPage(await keysetPage<QuoteRow>(q, 'quotes', page, options), toQuote);
+}
+
+/** Quotes whose payment is in `status`, read off the quotes' payments' status index (migration 023). */
+function withStatus(quotes: ReturnType<typeof scoped>, scope: Scope, status: TransactionStatus) {
+  return quotes
+    .innerJoin('transactions', 'transactions.quote_id', 'quotes.id')
+    .where('transactions.platform_id', '=', scope.platformId)
+    .where('transactions.environment', '=', scope.environment)
+    .where('transactions.status', '=', status)
+    .where('transactions.quote_id', 'is not', null);
 }

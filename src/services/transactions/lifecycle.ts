@@ -95,10 +95,10 @@ export interface Move {
 
 /**
  * Every change of a transaction goes through here: it names the state it leaves (so a transaction another
- * worker already moved is left alone and undefined comes back), writes its ledger entry (a quote's status is
- * its payment's, so it moves with it), and records the event — all in the caller's database transaction. Several steps
- * taken at once (PENDING → PROCESSING → COMPLETED when the rail answers at once) write the row once, each
- * step's ledger entry, and each step's event in order.
+ * worker already moved is left alone and undefined comes back), writes its ledger entry, and records the event,
+ * all in the caller's database transaction (a quote's status is its payment's: it moves with it). Several
+ * steps taken at once (PENDING → PROCESSING → COMPLETED when the rail answers at once) write the row once,
+ * each step's ledger entry, and each step's event in order.
  */
 export async function moveTransaction(
   ctx: Ctx,
