@@ -11,7 +11,7 @@ import type { QuotesTable, TransactionsTable } from '../../store/schema.ts';
 import { inScope, scopeNowMs, type Ctx, type Scope, wallNowMs } from '../../context.ts';
 import type { TransactionStatus } from '../../domain/transactions.ts';
 import { moveTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
-import { loadQuote, type Quote, scopedQuotes, toQuote } from './queries.ts';
+import { type Quote, scopedQuoteRows, toQuote } from './queries.ts';
 import { statement } from '../../store/compiled.ts';
 
 /** What running a quote needs. */
@@ -45,8 +45,13 @@ function refusal(
   return undefined;
 }
 
-/** The quote's own row, without its status (read from its payment under lock by whoever runs it). */
 const quoteRow = statement((db, v: { id: string }) => db.selectFrom('quotes').selectAll().where('id', '=', v.id));
+
+/** The caller's quote, its own row: its status is read from its payment, under lock, by whoever runs it. */
+async function ownQuote(trx: Tx, scope: Scope, quoteId: string): Promise<QuotesTable | undefined> {
+  const quote = await quoteRow.first(trx, { id: quoteId });
+  return quote && inScope(quote, scope) ? quote : undefined;
+}
 
 /** The quote's payment, locked for the caller's transaction: what a quote's status is read from. */
 async function lockPayment(runner: QuoteRunner, trx: Tx, scope: Scope, quote: QuotesTable) {
@@ -98,8 +103,8 @@ async function run(
 export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: string): Promise<Quote> {
   const { ctx, worker } = runner;
   const ran = await ctx.store.tx(async (trx) => {
-    const quote = await quoteRow.first(trx, { id: quoteId });
-    if (!quote || !inScope(quote, scope)) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
+    const quote = await ownQuote(trx, scope, quoteId);
+    if (!quote) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
     const payment = await claim(runner, trx, scope, quote, true);
     const source = JSON.parse(quote.source) as { accountId?: string };
     const funding = source.accountId?.startsWith('ExternalAccount:') ? 'EXTERNAL' : 'INTERNAL';
@@ -116,8 +121,8 @@ export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: s
  */
 export async function expireIfDue(runner: QuoteRunner, trx: Tx, scope: Scope, quoteId: string): Promise<number> {
   const { ctx } = runner;
-  const quote = await quoteRow.first(trx, { id: quoteId });
-  if (!quote || !inScope(quote, scope)) return 0;
+  const quote = await ownQuote(trx, scope, quoteId);
+  if (!quote) return 0;
   const payment = await lockPayment(runner, trx, scope, quote);
   if (payment.status !== 'PENDING') return 0;
   const earlyByMs = Number(quote.expires_at) - scopeNowMs(ctx, scope);
@@ -157,9 +162,13 @@ export async function sandboxSend(
     throw invalidInput('quoteId', 'give quoteId or the reference from the payment instructions', 'required');
   const transactionId = await ctx.store.tx(async (trx) => {
     let quote: QuotesTable;
-    if (input.quoteId !== undefined) quote = await loadQuote(trx, scope, input.quoteId);
-    else {
-      const found = await scopedQuotes(trx, scope)
+    if (input.quoteId !== undefined) {
+      const own = await ownQuote(trx, scope, input.quoteId);
+      if (!own) throw notFound('Quote', input.quoteId, 'QUOTE_NOT_FOUND');
+      quote = own;
+    } else {
+      const found = await scopedQuoteRows(trx, scope)
+        .selectAll()
         .where('quotes.reference', '=', present(input.reference, 'a quote id or a reference was given'))
         .executeTakeFirst();
       if (!found)

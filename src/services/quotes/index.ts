@@ -17,7 +17,7 @@ import { quoteRow, priceQuote, transactionDraft } from './pricing.ts';
 import { listQuotes, loadQuote, type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';
 import { checkLookup, type QuoteParties, resolveDestination, resolveSource } from './resolution.ts';
 
-export { type Quote, type QuoteFilters, type QuoteInput, scopedQuotes, toQuote } from './queries.ts';
+export { type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';
 
 /** Quotes: the contract the routes use. The work is in resolution, pricing, execution and queries. */
 export interface QuoteService {

@@ -39,8 +39,8 @@ export function toQuote(row: QuoteRow): Quote {
   return quote;
 }
 
-/** The caller's quotes. */
-function scoped(db: Db | Tx, scope: Scope) {
+/** The caller's quotes, their own rows (no status). */
+export function scopedQuoteRows(db: Db | Tx, scope: Scope) {
   return db
     .selectFrom('quotes')
     .where('quotes.platform_id', '=', scope.platformId)
@@ -48,8 +48,8 @@ function scoped(db: Db | Tx, scope: Scope) {
 }
 
 /** The caller's quotes, each with its status: its payment's, reached by the primary key the quote names. */
-export function scopedQuotes(db: Db | Tx, scope: Scope) {
-  return scoped(db, scope)
+function scopedQuotes(db: Db | Tx, scope: Scope) {
+  return scopedQuoteRows(db, scope)
     .innerJoin('transactions', 'transactions.id', 'quotes.transaction_id')
     .selectAll('quotes')
     .select('transactions.status');
@@ -79,7 +79,8 @@ export interface QuoteFilters {
  * and names it. Otherwise the quotes' indexes give the page, and each of its rows then reads its payment.
  */
 export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: PageRequest): Promise<Page<Quote>> {
-  let q = f.status === undefined ? scoped(db, scope) : withStatus(scoped(db, scope), scope, f.status);
+  const quotes = scopedQuoteRows(db, scope);
+  let q = f.status === undefined ? quotes : withStatus(quotes, scope, f.status);
   if (f.customerId !== undefined) q = q.where('quotes.customer_id', '=', f.customerId);
   if (f.sendingAccountId !== undefined) q = q.where('quotes.sending_account_id', '=', f.sendingAccountId);
   if (f.receivingAccountId !== undefined) q = q.where('quotes.receiving_account_id', '=', f.receivingAccountId);
@@ -102,11 +103,14 @@ export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: Pa
 }
 
 /** Quotes whose payment is in `status`, read off the quotes' payments' status index (migration 023). */
-function withStatus(quotes: ReturnType<typeof scoped>, scope: Scope, status: TransactionStatus) {
-  return quotes
-    .innerJoin('transactions', 'transactions.quote_id', 'quotes.id')
-    .where('transactions.platform_id', '=', scope.platformId)
-    .where('transactions.environment', '=', scope.environment)
-    .where('transactions.status', '=', status)
-    .where('transactions.quote_id', 'is not', null);
+function withStatus(quotes: ReturnType<typeof scopedQuoteRows>, scope: Scope, status: TransactionStatus) {
+  return (
+    quotes
+      .innerJoin('transactions', 'transactions.quote_id', 'quotes.id')
+      .where('transactions.platform_id', '=', scope.platformId)
+      .where('transactions.environment', '=', scope.environment)
+      .where('transactions.status', '=', status)
+      // Implied by the join, but SQLite takes a partial index only for a query that names its condition.
+      .where('transactions.quote_id', 'is not', null)
+  );
 }
