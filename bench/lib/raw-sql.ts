@@ -8,7 +8,7 @@
  */
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { sqlitePath } from '../../src/store/paths.ts';
+import { openSqliteFile } from '../../src/store/db.ts';
 import type { Lifecycle, RowChange } from './lifecycle-rows.ts';
 import { remap } from './lifecycle-rows.ts';
 import type { Payer } from './setup.ts';
@@ -79,11 +79,7 @@ export function pgCeiling(url: string, lifecycle: Lifecycle, poolSize: number): 
 }
 
 export function sqliteCeiling(dataDir: string, lifecycle: Lifecycle): Ceiling {
-  const file = new SqliteDatabase(sqlitePath(dataDir));
-  file.pragma('journal_mode = WAL');
-  file.pragma('synchronous = FULL');
-  file.pragma('busy_timeout = 5000');
-  file.pragma('foreign_keys = ON');
+  const file = openSqliteFile(dataDir);
   const prepared = new Map<string, SqliteDatabase.Statement>();
   const exec = (change: RowChange) => {
     const { text, params } = statement(change);
