@@ -5,10 +5,13 @@ import { iso } from '../domain/clock.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
-import type { Tx } from '../store/db.ts';
+import type { Tx, TxOptions } from '../store/db.ts';
 import type { Database } from '../store/schema.ts';
 import { assert } from '../domain/assert.ts';
 import { insertPlatform, type Credentials } from './platforms.ts';
+
+/** A reset and a restore delete the whole workspace: a transaction of their own (see TxOptions). */
+const BULK: TxOptions = { bulk: true };
 
 export interface Workspace extends Credentials {
   platformId: string;
@@ -156,7 +159,7 @@ export async function resetWorkspace(ctx: Ctx, scope: Scope): Promise<{ deletedR
         .execute();
     }
     return deleted;
-  });
+  }, BULK);
   // The clock is back at real time: the scope's time without its old offset.
   return { deletedRows, resetAt: iso(BigInt(scopeNowMs(ctx, { ...sandbox, clockOffsetMs: 0 }))) };
 }
@@ -266,7 +269,7 @@ export async function restoreSnapshot(ctx: Ctx, scope: Scope, snapshotId: string
     }
     await setClockOffset(trx, sandbox, saved.clockOffsetMs);
     return { id: stored.id, name: stored.name, rows: countRows(saved.rows), createdAt: iso(stored.created_at) };
-  });
+  }, BULK);
 }
 
 /** The workspace's snapshots, newest first. */

@@ -74,9 +74,18 @@ export interface Store {
   db: Db;
   engine: Engine;
   /** Runs fn in one database transaction, retrying a bounded number of times on PostgreSQL serialization failures. */
-  tx<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
+  tx<T>(fn: (trx: Tx) => Promise<T>, options?: TxOptions): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TxOptions {
+  /**
+   * The transaction rewrites or deletes a whole workspace or table. On SQLite it runs in a commit of its own,
+   * with the page images it may roll back to kept in a temporary file rather than in memory
+   * (withSubJournalOnDisk). No effect on PostgreSQL.
+   */
+  bulk?: boolean;
 }
 
 /**
@@ -261,23 +270,86 @@ export function openStore(options: StoreOptions): Store {
  * The embedded database file with the settings every connection to it runs with (the service's, and the
  * benchmark's raw-SQL ceiling, which must write the same rows the same way):
  * - WAL, so readers never wait for the writer, and `synchronous = FULL`, so a commit survives power loss;
- * - `temp_store = MEMORY`: each transaction of a group commit runs in its own savepoint, and SQLite keeps the
- *   page images a savepoint may roll back to in a sub-journal. In a temporary file (the default) that was a
- *   write system call per page a savepoint first touched, a tenth of a loaded server's CPU; in memory it is
- *   a copy. The sub-journal lives until the group commits: at most a few MB for the largest group.
+ * - the sub-journal in memory: each transaction of a group commit runs in its own savepoint, and SQLite keeps
+ *   the page images a savepoint may roll back to in a sub-journal. In a temporary file (SQLite's default past
+ *   64 KiB) that was a write system call per page a savepoint first touched, a tenth of a loaded server's
+ *   CPU; in memory it is a copy, and a savepoint's release gives the memory back. What a request touches is
+ *   a few hundred KiB; a transaction that touches a whole table asks for the file (TxOptions.bulk).
  */
 export function openSqliteFile(dataDir: string): SqliteDatabase.Database {
   const file = new SqliteDatabase(sqlitePath(dataDir));
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = FULL');
-  file.pragma('temp_store = MEMORY');
+  file.pragma(SUB_JOURNAL_IN_MEMORY);
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   return file;
 }
 
+const SUB_JOURNAL_IN_MEMORY = 'temp_store = MEMORY';
+
+/**
+ * Runs fn (which begins and ends its own transaction) with SQLite's sub-journal and statement journals in a
+ * temporary file, as SQLite keeps them by default: a transaction that deletes a workspace or rewrites a table
+ * (a migration) would otherwise hold an image of every page it changed in memory, as much as the table
+ * itself. SQLite reads the setting when a transaction begins; the connection is this process's only one,
+ * and the caller holds it for the duration (the group commit's queue, or the migration's write lock).
+ */
+export async function withSubJournalOnDisk<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  await sql`pragma temp_store = FILE`.execute(db);
+  try {
+    return await fn();
+  } finally {
+    await sql.raw(`pragma ${SUB_JOURNAL_IN_MEMORY}`).execute(db);
+  }
+}
+
 /** Most logical transactions one physical SQLite commit carries. */
 const MAX_GROUP = 64;
+
+/** A logical transaction waiting for a group commit. */
+interface Pending {
+  fn: (trx: Tx) => Promise<unknown>;
+  bulk: boolean;
+  resolve: (value: any) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Runs a batch in one commit, each in its savepoint; answers how to settle its callers, called once the
+ *  connection is as it was. */
+async function runBatch(db: Db, batch: Pending[]): Promise<() => void> {
+  const trx = await db.startTransaction().execute();
+  const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+  try {
+    for (const item of batch) {
+      const sp = await trx.savepoint('unit').execute();
+      try {
+        const value = await item.fn(sp);
+        await sp.releaseSavepoint('unit').execute();
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        await sp.rollbackToSavepoint('unit').execute();
+        await sp.releaseSavepoint('unit').execute();
+        outcomes.push({ ok: false, error });
+      }
+    }
+    await trx.commit().execute();
+  } catch (error) {
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => undefined);
+    return () => {
+      for (const item of batch) item.reject(error);
+    };
+  }
+  return () =>
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+}
 
 /**
  * Group commit for SQLite. With synchronous=FULL every commit waits for an fsync (about 2.5 ms on this
@@ -289,45 +361,8 @@ const MAX_GROUP = 64;
  * serializable isolation. Work passed here must use only the transaction it is given.
  */
 function groupCommit(db: Db): Store['tx'] {
-  interface Pending {
-    fn: (trx: Tx) => Promise<unknown>;
-    resolve: (value: any) => void;
-    reject: (err: unknown) => void;
-  }
   const queue: Pending[] = [];
   let draining = false;
-
-  async function runBatch(batch: Pending[]): Promise<void> {
-    const trx = await db.startTransaction().execute();
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    try {
-      for (const item of batch) {
-        const sp = await trx.savepoint('unit').execute();
-        try {
-          const value = await item.fn(sp);
-          await sp.releaseSavepoint('unit').execute();
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          await sp.rollbackToSavepoint('unit').execute();
-          await sp.releaseSavepoint('unit').execute();
-          outcomes.push({ ok: false, error });
-        }
-      }
-      await trx.commit().execute();
-    } catch (error) {
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => undefined);
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
-  }
 
   async function drain(): Promise<void> {
     draining = true;
@@ -336,16 +371,29 @@ function groupCommit(db: Db): Store['tx'] {
         // Let requests that are already parsed reach their transaction before the next commit starts,
         // so each fsync carries as many of them as possible.
         await new Promise((resolve) => setImmediate(resolve));
-        await runBatch(queue.splice(0, MAX_GROUP));
+        // A bulk transaction commits alone, its journals on disk; the batch before it stops where it waits.
+        const bulkAt = queue.findIndex((item) => item.bulk);
+        const batch = queue.splice(0, bulkAt === 0 ? 1 : Math.min(MAX_GROUP, bulkAt < 0 ? queue.length : bulkAt));
+        let settle: (() => void) | undefined;
+        let failure: unknown;
+        try {
+          if (bulkAt === 0) await withSubJournalOnDisk(db, async () => void (settle = await runBatch(db, batch)));
+          else settle = await runBatch(db, batch);
+        } catch (error) {
+          // Only the connection throws here (the store closed under the queue): a batch that ran is settled by
+          // its outcome, one that could not start fails.
+          failure = error;
+        }
+        (settle ?? (() => batch.forEach((item) => item.reject(failure))))();
       }
     } finally {
       draining = false;
     }
   }
 
-  return <T>(fn: (trx: Tx) => Promise<T>) =>
+  return <T>(fn: (trx: Tx) => Promise<T>, options?: TxOptions) =>
     new Promise<T>((resolve, reject) => {
-      queue.push({ fn, resolve, reject });
+      queue.push({ fn, bulk: options?.bulk === true, resolve, reject });
       if (!draining) void drain();
     });
 }
@@ -374,10 +422,10 @@ function makeStore(db: Db, engine: Engine, tx: Store['tx'] = retrying(db, engine
       return joinable() ?? db;
     },
     engine,
-    tx: (fn) => {
+    tx: (fn, options) => {
       const outer = joinable();
       const work = (trx: Tx) => withDeferredWrites(trx, fn);
-      return outer ? joinAmbient(outer, work) : tx(work);
+      return outer ? joinAmbient(outer, work) : tx(work, options);
     },
     async ping() {
       await sql`select 1`.execute(db);

@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { systemClock } from '../domain/clock.ts';
 import { migrations } from './migrations/index.ts';
 import { isPostgres } from './dialect.ts';
+import { withSubJournalOnDisk } from './db.ts';
 import type { Db } from './schema.ts';
 import { OperatorError } from '../domain/errors.ts';
 
@@ -24,7 +25,13 @@ export class UnknownMigrationError extends OperatorError {}
 
 /** Applies the migrations the database lacks, in name order, in one transaction; answers their names. */
 export async function migrate(store: { db: Db }): Promise<string[]> {
-  return store.db.transaction().execute(async (trx) => {
+  // A migration may rewrite whole tables: on SQLite its journals go to a temporary file, not into memory.
+  if (isPostgres(store.db)) return applyPending(store.db);
+  return withSubJournalOnDisk(store.db, () => applyPending(store.db));
+}
+
+function applyPending(db: Db): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
     if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${sql.lit(LOCK_KEY)})`.execute(trx);
     await trx.schema
       .createTable(TABLE)

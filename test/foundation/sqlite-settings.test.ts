@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store, type TxOptions } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 
 /** What this process's open file descriptors point at (Linux). */
@@ -38,6 +38,19 @@ describe('the embedded database connection', { skip: !existsSync('/proc/self/fd'
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /** The files open while a transaction rewrites about 400 KiB of pages that existed before it began. */
+  let rewrites = 0;
+  async function openDuringRewrite(options?: TxOptions): Promise<string[]> {
+    // A new value each time: SQLite leaves alone a page that would not change.
+    const body = String(++rewrites).repeat(4_000);
+    return store.tx(async (trx) => {
+      // Their old images are what the savepoint keeps: far past the size at which SQLite's default spills them.
+      await trx.updateTable('idempotency_keys').set({ response_body: body }).execute();
+      return openFiles();
+    }, options);
+  }
+  const temporaryFiles = (files: string[]) => files.filter((file) => file.includes('etilqs_'));
+
   it('keeps a group commit savepoint’s page images in memory, never in a temporary file', async () => {
     const rows = Array.from({ length: 100 }, (_, i) => ({
       platform_id: 'Platform:settings',
@@ -50,20 +63,17 @@ describe('the embedded database connection', { skip: !existsSync('/proc/self/fd'
       created_at: 0n,
     }));
     await store.tx((trx) => trx.insertInto('idempotency_keys').values(rows).execute());
-    const during = await store.tx(async (trx) => {
-      // Rewrites about 400 KiB of pages that existed before the savepoint: their old images are what it keeps,
-      // far past the size at which SQLite's default spills them.
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ response_body: 'y'.repeat(4_000) })
-        .execute();
-      return openFiles();
-    });
+    const during = await openDuringRewrite();
     assert.ok(
       during.some((file) => file.endsWith('payouts.sqlite')),
       `the check sees the database's own file among the open ones: ${during.join(', ')}`,
     );
-    const temporary = during.filter((file) => file.includes('etilqs_'));
-    assert.deepEqual(temporary, [], 'no temporary file was open while the savepoint held its changes');
+    assert.deepEqual(temporaryFiles(during), [], 'no temporary file was open while the savepoint held its changes');
+  });
+
+  it('keeps a bulk transaction’s page images in a temporary file, and the next one’s in memory again', async () => {
+    // A workspace reset holds an image of every page it deletes: in memory, as much as the workspace itself.
+    assert.equal(temporaryFiles(await openDuringRewrite({ bulk: true })).length, 1, 'the bulk one spilled to disk');
+    assert.deepEqual(temporaryFiles(await openDuringRewrite()), [], 'the next transaction keeps them in memory');
   });
 });
