@@ -45,7 +45,7 @@ export async function keysetPage<Row extends { created_at: bigint; id: string }>
   // prepares its statements, and after five runs PostgreSQL may plan one for any values (a generic plan): left
   // to choose, the count of a quote status hashed every quote of the platform (72 ms at 200,000) rather than
   // walk the index of the few that have it.
-  const ordered = base.orderBy(key.createdAt, req.order).orderBy(key.id, req.order);
+  const ordered = (options.counted ?? base).orderBy(key.createdAt, req.order).orderBy(key.id, req.order);
   const [rows, count] = await Promise.all([
     (options.rows ? options.rows(page) : page).execute() as Promise<Row[]>,
     countUpTo(ordered, COUNT_LIMIT + 1),
@@ -67,6 +67,8 @@ export interface PageOptions {
   key?: PageKey;
   /** What the page's rows read besides `table`'s columns, left out of the count. */
   rows?: (page: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>;
+  /** What the count reads instead of `base`, when fewer tables match the same rows (ordered by the same key). */
+  counted?: SelectQueryBuilder<any, any, any>;
 }
 
 const keyOf = (table: string): PageKey => ({ createdAt: `${table}.created_at`, id: `${table}.id` });

@@ -1,7 +1,15 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { accountQuote, balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
+import {
+  accountQuote,
+  balance,
+  eventTypes,
+  externalAccount,
+  fundedCustomer,
+  runDueJobs,
+  transferOut,
+} from './fixtures.ts';
 
 describe('quotes', () => {
   let server: TestServer;
@@ -508,6 +516,10 @@ describe('quotes', () => {
     const theirs = `customerId=${encodeURIComponent(executed.customerId)}`;
     assert.deepEqual(await ids(`${theirs}&status=COMPLETED`), [`${executed.quote.id} COMPLETED`]);
     assert.deepEqual(await ids(`${theirs}&status=PENDING`), []);
+    // A payment of no quote in the same status: counted by neither the pages nor their totalCount.
+    const payout = await transferOut(p, 1_000);
+    await runDueJobs(server);
+    assert.equal((await p.api.get(`/transactions/${payout.id}`)).body.status, 'COMPLETED');
     const completed = await p.api.get('/quotes?status=COMPLETED&limit=100');
     assert.ok(
       completed.body.data.some((q: { id: string }) => q.id === executed.quote.id),
@@ -517,6 +529,11 @@ describe('quotes', () => {
       completed.body.data.every((q: { status: string }) => q.status === 'COMPLETED'),
       'every quote listed is COMPLETED',
     );
+    assert.equal(completed.body.hasMore, false, 'one page holds them all');
+    assert.equal(completed.body.totalCount, completed.body.data.length, 'the count is of the quotes listed');
+    const pending = await p.api.get('/quotes?status=PENDING&limit=1');
+    assert.ok(pending.body.totalCount >= 2, `both PENDING quotes are counted: ${pending.body.totalCount}`);
+    assert.equal(pending.body.data.length, 1);
   });
 
   it('shows exchange rates for every pair, comma-joined or repeated', async () => {

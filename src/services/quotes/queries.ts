@@ -4,6 +4,7 @@ import type { Quote as QuoteSchema, QuoteCreate } from '../../http/schemas/quote
 import { notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/clock.ts';
 import { currency } from '../../domain/currencies.ts';
+import type { SelectQueryBuilder } from 'kysely';
 import type { Db, Tx } from '../../store/db.ts';
 import type { QuotesTable } from '../../store/schema.ts';
 import { keysetPage, mapPage, type PageOptions } from '../../store/paging.ts';
@@ -80,7 +81,10 @@ export interface QuoteFilters {
  */
 export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: PageRequest): Promise<Page<Quote>> {
   const quotes = scopedQuoteRows(db, scope);
-  let q = f.status === undefined ? quotes : withStatus(quotes, scope, f.status);
+  let q =
+    f.status === undefined
+      ? quotes
+      : inStatus(quotes.innerJoin('transactions', 'transactions.quote_id', 'quotes.id'), scope, f.status);
   if (f.customerId !== undefined) q = q.where('quotes.customer_id', '=', f.customerId);
   if (f.sendingAccountId !== undefined) q = q.where('quotes.sending_account_id', '=', f.sendingAccountId);
   if (f.receivingAccountId !== undefined) q = q.where('quotes.receiving_account_id', '=', f.receivingAccountId);
@@ -98,19 +102,40 @@ export async function listQuotes(db: Db, scope: Scope, f: QuoteFilters, page: Pa
       : {
           key: { createdAt: 'transactions.created_at', id: 'transactions.quote_id' },
           rows: (rows) => rows.select('transactions.status'),
+          // With no filter of the quotes' own, the status index alone answers the count. Joined to up to 1,001
+          // quotes, PostgreSQL started parallel workers for it (5 ms) whenever most payments had the status.
+          ...(hasQuoteFilter(f) ? {} : { counted: inStatus(db.selectFrom('transactions'), scope, f.status) }),
         };
   return mapPage(await keysetPage<QuoteRow>(q, 'quotes', page, options), toQuote);
 }
 
-/** Quotes whose payment is in `status`, read off the quotes' payments' status index (migration 023). */
-function withStatus(quotes: ReturnType<typeof scopedQuoteRows>, scope: Scope, status: TransactionStatus) {
+/** The filters on a quote's own columns: every one but the status, which is its payment's. A Record, so that a
+ *  filter added to QuoteFilters cannot be left out (the count would then ignore it). */
+const QUOTE_COLUMN_FILTERS: Record<Exclude<keyof QuoteFilters, 'status'>, true> = {
+  customerId: true,
+  sendingAccountId: true,
+  receivingAccountId: true,
+  sendingUmaAddress: true,
+  receivingUmaAddress: true,
+  createdAfter: true,
+  createdBefore: true,
+};
+
+const hasQuoteFilter = (f: QuoteFilters) =>
+  (Object.keys(QUOTE_COLUMN_FILTERS) as (keyof QuoteFilters)[]).some((name) => f[name] !== undefined);
+
+/**
+ * `query` (over the quotes' payments, joined to their quotes or not) cut to the payments in `status`: a range of
+ * the quotes' payments' status index (migration 023).
+ */
+function inStatus<Q extends SelectQueryBuilder<any, any, any>>(query: Q, scope: Scope, status: TransactionStatus): Q {
   return (
-    quotes
-      .innerJoin('transactions', 'transactions.quote_id', 'quotes.id')
+    query
       .where('transactions.platform_id', '=', scope.platformId)
       .where('transactions.environment', '=', scope.environment)
       .where('transactions.status', '=', status)
-      // Implied by the join, but SQLite takes a partial index only for a query that names its condition.
-      .where('transactions.quote_id', 'is not', null)
+      // The partial index's own condition: what makes these the quotes' payments when no quote is joined, and
+      // SQLite takes a partial index only for a query that names it.
+      .where('transactions.quote_id', 'is not', null) as Q
   );
 }
