@@ -287,6 +287,7 @@ export function openSqliteFile(dataDir: string): SqliteDatabase.Database {
 }
 
 const SUB_JOURNAL_IN_MEMORY = 'temp_store = MEMORY';
+const SUB_JOURNAL_ON_DISK = 'temp_store = FILE';
 
 /**
  * Runs fn (which begins and ends its own transaction) with SQLite's sub-journal and statement journals in a
@@ -296,7 +297,7 @@ const SUB_JOURNAL_IN_MEMORY = 'temp_store = MEMORY';
  * and the caller holds it for the duration (the group commit's queue, or the migration's write lock).
  */
 export async function withSubJournalOnDisk<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  await sql`pragma temp_store = FILE`.execute(db);
+  await sql.raw(`pragma ${SUB_JOURNAL_ON_DISK}`).execute(db);
   try {
     return await fn();
   } finally {
@@ -384,7 +385,8 @@ function groupCommit(db: Db): Store['tx'] {
           // its outcome, one that could not start fails.
           failure = error;
         }
-        (settle ?? (() => batch.forEach((item) => item.reject(failure))))();
+        if (settle) settle();
+        else for (const item of batch) item.reject(failure);
       }
     } finally {
       draining = false;
