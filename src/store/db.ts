@@ -273,8 +273,8 @@ export function openStore(options: StoreOptions): Store {
  * - the sub-journal in memory: each transaction of a group commit runs in its own savepoint, and SQLite keeps
  *   the page images a savepoint may roll back to in a sub-journal. In a temporary file (SQLite's default past
  *   64 KiB) that was a write system call per page a savepoint first touched, a tenth of a loaded server's
- *   CPU; in memory it is a copy, and a savepoint's release gives the memory back. What a request touches is
- *   a few hundred KiB; a transaction that touches a whole table asks for the file (TxOptions.bulk).
+ *   CPU; in memory it is a copy, cut back when the savepoint is released. What a request touches is a few
+ *   hundred KiB; a transaction that touches a whole table asks for the file (TxOptions.bulk).
  */
 export function openSqliteFile(dataDir: string): SqliteDatabase.Database {
   const file = new SqliteDatabase(sqlitePath(dataDir));
