@@ -53,6 +53,13 @@ async function ownQuote(trx: Tx, scope: Scope, quoteId: string): Promise<QuotesT
   return quote && inScope(quote, scope) ? quote : undefined;
 }
 
+/** ownQuote for a caller that names the quote: raises QUOTE_NOT_FOUND when it is not the caller's. */
+async function namedQuote(trx: Tx, scope: Scope, quoteId: string): Promise<QuotesTable> {
+  const quote = await ownQuote(trx, scope, quoteId);
+  if (!quote) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
+  return quote;
+}
+
 /** The quote's payment, locked for the caller's transaction: what a quote's status is read from. */
 async function lockPayment(runner: QuoteRunner, trx: Tx, scope: Scope, quote: QuotesTable) {
   return present(
@@ -103,8 +110,7 @@ async function run(
 export async function executeQuote(runner: QuoteRunner, scope: Scope, quoteId: string): Promise<Quote> {
   const { ctx, worker } = runner;
   const ran = await ctx.store.tx(async (trx) => {
-    const quote = await ownQuote(trx, scope, quoteId);
-    if (!quote) throw notFound('Quote', quoteId, 'QUOTE_NOT_FOUND');
+    const quote = await namedQuote(trx, scope, quoteId);
     const payment = await claim(runner, trx, scope, quote, true);
     const source = JSON.parse(quote.source) as { accountId?: string };
     const funding = source.accountId?.startsWith('ExternalAccount:') ? 'EXTERNAL' : 'INTERNAL';
@@ -162,11 +168,8 @@ export async function sandboxSend(
     throw invalidInput('quoteId', 'give quoteId or the reference from the payment instructions', 'required');
   const transactionId = await ctx.store.tx(async (trx) => {
     let quote: QuotesTable;
-    if (input.quoteId !== undefined) {
-      const own = await ownQuote(trx, scope, input.quoteId);
-      if (!own) throw notFound('Quote', input.quoteId, 'QUOTE_NOT_FOUND');
-      quote = own;
-    } else {
+    if (input.quoteId !== undefined) quote = await namedQuote(trx, scope, input.quoteId);
+    else {
       const found = await scopedQuoteRows(trx, scope)
         .selectAll()
         .where('quotes.reference', '=', present(input.reference, 'a quote id or a reference was given'))
