@@ -9,6 +9,8 @@
  *     straight to a database of the same engine (bench/lib/raw-sql.ts);
  *   - full lifecycle: after each round, the time until every accepted payment is terminal;
  *   - rounds: three, the third against the first; the server's peak RSS;
+ *   - CPU per lifecycle: the server's process and the ceiling's, each with PostgreSQL's beside it (bench/lib/cpu.ts):
+ *     what a lifecycle costs each party, steadier than a rate on a shared machine;
  *   - webhook drain: a local receiver as a platform's endpoint, event → receiver latency and events/s.
  *
  *   npm run bench                                       # defaults: 5 s rounds, 32 clients
@@ -28,6 +30,7 @@ import { freePort, runCommand, spawnDaemon, spawnServer, type ServerProcess } fr
 import { waitFor } from '../test/helpers/wait.ts';
 import { captureLifecycle, describeLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
 import { call, peakRssMb, percentile, ratio, saturate, target, x, type Result, type Target } from './lib/load.ts';
+import { cpuNow, cpuSince, type CpuSplit } from './lib/cpu.ts';
 import { pgCeiling, sqliteCeiling, type Ceiling } from './lib/raw-sql.ts';
 import { startReceiver, type Receiver } from './lib/receiver.ts';
 import {
@@ -59,6 +62,8 @@ interface Round {
   drainS: number;
   left: number;
   ceiling: { lifecycles: number; seconds: number };
+  /** CPU seconds the round's service phase (load and drain) and its ceiling took, each with PostgreSQL's. */
+  cpu: { server: CpuSplit; ceiling: CpuSplit };
 }
 
 async function transferLoad(t: Target, p: BenchPlatform, seconds: number): Promise<Result> {
@@ -112,6 +117,8 @@ async function startPrism(): Promise<Target | undefined> {
 const stops: Array<() => Promise<void>> = [];
 
 async function rounds(
+  cpuOf: (pids: number[]) => CpuSplit,
+  serverPids: number[],
   server: Target,
   baseline: Target,
   prism: Target | undefined,
@@ -128,10 +135,14 @@ async function rounds(
   for (let r = 0; r < ROUNDS; r++) {
     const base = await transferLoad(baseline, p, SECONDS);
     const prismResult = prism ? await transferLoad(prism, p, SECONDS) : undefined;
+    const serverFrom = cpuOf(serverPids);
     const srv = await transferLoad(server, p, SECONDS);
     const { drainS, left } = await drain(monitor, p);
+    const ceilingFrom = cpuOf([]);
+    const serverCpu = cpuSince(serverFrom, cpuOf(serverPids));
     const ceil = await ceiling.run(ceilingPlatform.payers, SECONDS, CONCURRENCY);
-    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil });
+    const cpu = { server: serverCpu, ceiling: cpuSince(ceilingFrom, cpuOf([])) };
+    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil, cpu });
   }
   return out;
 }
@@ -194,6 +205,29 @@ async function webhookDrain(
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
+/**
+ * Milliseconds of CPU per lifecycle: the server's and the ceiling's own process, and PostgreSQL's beside each
+ * (0 on SQLite). What a lifecycle costs each party, where throughput on a shared machine says little.
+ */
+function cpuPerLifecycle(rs: Round[]): string {
+  const ms = (seconds: number, lifecycles: number) =>
+    lifecycles > 0 ? ((seconds * 1000) / lifecycles).toFixed(2) : '?';
+  const sum = (f: (r: Round) => number) => rs.reduce((total, r) => total + f(r), 0);
+  const served = sum((r) => r.server.ops);
+  const replayed = sum((r) => r.ceiling.lifecycles);
+  if (sum((r) => r.cpu.server.own) === 0) return 'n/a (no /proc)';
+  const side = (own: string, split: (r: Round) => CpuSplit, n: number) => {
+    const postgres = sum((r) => split(r).postgres);
+    const its = `${own} ${ms(
+      sum((r) => split(r).own),
+      n,
+    )}`;
+    return postgres > 0 ? `${its} + PostgreSQL ${ms(postgres, n)}` : its;
+  };
+  const server = side('server', (r) => r.cpu.server, served);
+  return `${server};  raw-SQL ceiling: ${side('its process', (r) => r.cpu.ceiling, replayed)}`;
+}
+
 function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhooks, rssMb: number[]): void {
   const accepted = mean(rs.map((r) => r.server.perSecond));
   // Full lifecycle: accepted payments over the load time plus the time their settlement took after it.
@@ -222,6 +256,7 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
     `  drain after each round (s)  ${rs.map((r) => r.drainS.toFixed(2)).join(' / ')}` +
       (left > 0 ? `   NOT TERMINAL: ${left} payments still pending after ${DRAIN_LIMIT_S} s` : '   all terminal'),
     `  latency at saturation, server / baseline: p50 ${x(latency('p50'))}, p99 ${x(latency('p99'))}`,
+    `  CPU per full lifecycle (ms)  ${cpuPerLifecycle(rs)}`,
     `  webhook drain   ${hooks.events} events, ${hooks.perSecond.toFixed(0)}/s, event → receiver p50 ` +
       `${hooks.p50.toFixed(0)} ms p99 ${hooks.p99.toFixed(0)} ms` +
       (hooks.missing ? `, ${hooks.missing} NOT RECEIVED` : ''),
@@ -278,7 +313,9 @@ async function benchEngine(label: Engine['label']): Promise<void> {
     const serverTarget = target(urls, CONCURRENCY, main.auth);
     const baseTarget = target(stateless.baseUrl, CONCURRENCY);
     const prism = await startPrism();
-    const rs = await rounds(serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
+    const pids = servers.map((s) => s.pid);
+    const cpuOf = (of: number[]) => cpuNow(of, label === 'PostgreSQL');
+    const rs = await rounds(cpuOf, pids, serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
     const hookTarget = target(urls, CONCURRENCY, hooks.auth);
     const webhooks = await webhookDrain(hookTarget, hooks, receiver, monitor);
     report(

@@ -31,8 +31,11 @@ describe('benches', () => {
       /RATIO round 3 \/ round 1: server \d+\.\d\d×/g,
       /webhook drain +\d+ events/g,
       /server peak RSS +\d+ MB/g,
+      /CPU per full lifecycle \(ms\) +server \d+\.\d\d.*; +raw-SQL ceiling: its process \d+\.\d\d/g,
     ])
       assert.equal(count(line), engines().length, `${line.source} once per engine\n${out}`);
+    if (engines().includes('PostgreSQL'))
+      assert.match(out, /server \d+\.\d\d \+ PostgreSQL \d+\.\d\d;/, `PostgreSQL's own CPU is counted\n${out}`);
     assert.doesNotMatch(out, /NOT TERMINAL/, 'every accepted payment ended terminal');
     assert.match(out, /cores .*Node v\d+/, 'the machine is described');
   });
