@@ -138,8 +138,8 @@ async function rounds(
     const serverFrom = cpuOf(serverPids);
     const srv = await transferLoad(server, p, SECONDS);
     const { drainS, left } = await drain(monitor, p);
-    const ceilingFrom = cpuOf([]);
     const serverCpu = cpuSince(serverFrom, cpuOf(serverPids));
+    const ceilingFrom = cpuOf([]);
     const ceil = await ceiling.run(ceilingPlatform.payers, SECONDS, CONCURRENCY);
     const cpu = { server: serverCpu, ceiling: cpuSince(ceilingFrom, cpuOf([])) };
     out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil, cpu });
@@ -216,13 +216,10 @@ function cpuPerLifecycle(rs: Round[]): string {
   const served = sum((r) => r.server.ops);
   const replayed = sum((r) => r.ceiling.lifecycles);
   if (sum((r) => r.cpu.server.own) === 0) return 'n/a (no /proc)';
-  const side = (own: string, split: (r: Round) => CpuSplit, n: number) => {
+  const side = (who: string, split: (r: Round) => CpuSplit, n: number) => {
+    const own = sum((r) => split(r).own);
     const postgres = sum((r) => split(r).postgres);
-    const its = `${own} ${ms(
-      sum((r) => split(r).own),
-      n,
-    )}`;
-    return postgres > 0 ? `${its} + PostgreSQL ${ms(postgres, n)}` : its;
+    return `${who} ${ms(own, n)}${postgres > 0 ? ` + PostgreSQL ${ms(postgres, n)}` : ''}`;
   };
   const server = side('server', (r) => r.cpu.server, served);
   return `${server};  raw-SQL ceiling: ${side('its process', (r) => r.cpu.ceiling, replayed)}`;
