@@ -207,7 +207,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 
 /**
  * Milliseconds of CPU per lifecycle: the server's and the ceiling's own process, and PostgreSQL's beside each
- * (0 on SQLite). What a lifecycle costs each party, where throughput on a shared machine says little.
+ * (not read on SQLite). What a lifecycle costs each party, where throughput on a shared machine says little.
  */
 function cpuPerLifecycle(rs: Round[]): string {
   const ms = (seconds: number, lifecycles: number) =>
@@ -216,10 +216,12 @@ function cpuPerLifecycle(rs: Round[]): string {
   const served = sum((r) => r.server.ops);
   const replayed = sum((r) => r.ceiling.lifecycles);
   if (sum((r) => r.cpu.server.own) === 0) return 'n/a (no /proc)';
+  // PostgreSQL's part is shown wherever it was read, even when a short round used less than a clock tick of it.
   const side = (who: string, split: (r: Round) => CpuSplit, n: number) => {
     const own = sum((r) => split(r).own);
-    const postgres = sum((r) => split(r).postgres);
-    return `${who} ${ms(own, n)}${postgres > 0 ? ` + PostgreSQL ${ms(postgres, n)}` : ''}`;
+    const read = rs.every((r) => split(r).postgres !== undefined);
+    const postgres = sum((r) => split(r).postgres ?? 0);
+    return `${who} ${ms(own, n)}${read ? ` + PostgreSQL ${ms(postgres, n)}` : ''}`;
   };
   const server = side('server', (r) => r.cpu.server, served);
   return `${server};  raw-SQL ceiling: ${side('its process', (r) => r.cpu.ceiling, replayed)}`;

@@ -44,20 +44,20 @@ export function postgresCpuSeconds(): number {
   return total;
 }
 
-/** What one side used: its own process (the server, or the bench running the ceiling) and PostgreSQL. */
+/** What one side used: its own process (the server, or the bench running the ceiling) and PostgreSQL's, if read. */
 export interface CpuSplit {
   own: number;
-  postgres: number;
+  postgres: number | undefined;
 }
 
 /** CPU seconds used so far by `pids` (or, with none, by this process), and by PostgreSQL when it is asked for. */
 export function cpuNow(pids: number[], postgres: boolean): CpuSplit {
   const { user, system } = process.cpuUsage();
   const own = pids.length > 0 ? pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) : (user + system) / 1e6;
-  return { own, postgres: postgres ? postgresCpuSeconds() : 0 };
+  return { own, postgres: postgres ? postgresCpuSeconds() : undefined };
 }
 
 export const cpuSince = (before: CpuSplit, after: CpuSplit): CpuSplit => ({
   own: after.own - before.own,
-  postgres: after.postgres - before.postgres,
+  postgres: after.postgres === undefined ? undefined : after.postgres - (before.postgres ?? 0),
 });
