@@ -117,8 +117,7 @@ async function startPrism(): Promise<Target | undefined> {
 const stops: Array<() => Promise<void>> = [];
 
 async function rounds(
-  cpuOf: (pids: number[]) => CpuSplit,
-  serverPids: number[],
+  cpu: { server: () => CpuSplit; ceiling: () => CpuSplit },
   server: Target,
   baseline: Target,
   prism: Target | undefined,
@@ -135,14 +134,14 @@ async function rounds(
   for (let r = 0; r < ROUNDS; r++) {
     const base = await transferLoad(baseline, p, SECONDS);
     const prismResult = prism ? await transferLoad(prism, p, SECONDS) : undefined;
-    const serverFrom = cpuOf(serverPids);
+    const serverFrom = cpu.server();
     const srv = await transferLoad(server, p, SECONDS);
     const { drainS, left } = await drain(monitor, p);
-    const serverCpu = cpuSince(serverFrom, cpuOf(serverPids));
-    const ceilingFrom = cpuOf([]);
+    const serverCpu = cpuSince(serverFrom, cpu.server());
+    const ceilingFrom = cpu.ceiling();
     const ceil = await ceiling.run(ceilingPlatform.payers, SECONDS, CONCURRENCY);
-    const cpu = { server: serverCpu, ceiling: cpuSince(ceilingFrom, cpuOf([])) };
-    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil, cpu });
+    const used = { server: serverCpu, ceiling: cpuSince(ceilingFrom, cpu.ceiling()) };
+    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil, cpu: used });
   }
   return out;
 }
@@ -313,8 +312,10 @@ async function benchEngine(label: Engine['label']): Promise<void> {
     const baseTarget = target(stateless.baseUrl, CONCURRENCY);
     const prism = await startPrism();
     const pids = servers.map((s) => s.pid);
-    const cpuOf = (of: number[]) => cpuNow(of, label === 'PostgreSQL');
-    const rs = await rounds(cpuOf, pids, serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
+    const postgres = label === 'PostgreSQL';
+    // The server's processes, and this one, which runs the ceiling.
+    const cpu = { server: () => cpuNow(pids, postgres), ceiling: () => cpuNow([], postgres) };
+    const rs = await rounds(cpu, serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
     const hookTarget = target(urls, CONCURRENCY, hooks.auth);
     const webhooks = await webhookDrain(hookTarget, hooks, receiver, monitor);
     report(
