@@ -13,6 +13,9 @@
  *   PROFILE_SECONDS=10 PROFILE_KEEP=1 npm run bench:profile     # longer; keep the .cpuprofile files
  *   PROFILE_AB=old-tree,new-tree npm run bench:profile           # A/B: no profiler; servers from the two
  *                                                                # source trees, alternating, same database
+ *   PROFILE_PERF=1 npm run bench:profile                         # on-CPU samples by Linux perf instead of
+ *                                                                # V8's profile: µs per transfer-out lifecycle
+ *                                                                # by area, kernel included (lib/perf.ts)
  *   PROFILE_WEBHOOKS=0 npm run bench:profile                     # no webhook endpoint: the money path alone,
  *                                                                # as `npm run bench` loads it
  *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:profile          # at most 200 requests a second instead of
@@ -38,6 +41,8 @@ import type { Scope } from '../src/context.ts';
 import { BUILD } from '../test/external-accounts/fixtures.ts';
 import { spawnServer } from '../test/helpers/processes.ts';
 import { engineLabels } from './lib/setup.ts';
+import { areaOf } from './lib/areas.ts';
+import { perfAvailable, printPerfAreas, recordPerf, removePerfMap, type PerfRecording } from './lib/perf.ts';
 import { onStatement } from '../test/helpers/statements.ts';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
@@ -289,31 +294,14 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Which part of the service a function belongs to, from where its code lives. */
-const AREAS: Array<[RegExp, string]> = [
-  [/node_modules\/(pino|sonic-boom|fast-redact|thread-stream|pino-std-serializers|@pinojs)\//, 'logging'],
-  [/node_modules\/(ajv|ajv-formats|fast-uri|fast-deep-equal)\/|src\/http\/(validation|bad-input)\.ts/, 'validation'],
-  [/src\/http\/(auth|rate-limit)\.ts|src\/services\/tokens\.ts|@fastify\/rate-limit/, 'auth and rate limit'],
-  [/node_modules\/kysely\//, 'SQL building (Kysely)'],
-  [/node_modules\/(pg|pg-protocol|pg-pool|pg-types|postgres-[a-z]+|pgpass)\//, 'PostgreSQL driver (pg)'],
-  [/node_modules\/better-sqlite3\/|src\/store\//, 'store (driver glue, group commit)'],
-  [/src\/(jobs|webhooks)\/|src\/services\/transactions\/jobs\.ts|node_modules\/undici\//, 'jobs and webhook delivery'],
-  [/src\/http\/|node_modules\/(fastify|@fastify|find-my-way|avvio|fast-json-stringify|secure-json-parse)\//, 'HTTP'],
-  [/node_modules\/(fast-querystring|toad-cache|light-my-request|fast-content-type-parse|content-type)\//, 'HTTP'],
-  [/node:_http|node:http|node:net|node:internal\/(http|streams|stream_base|net)/, 'HTTP'],
-  [/src\//, 'service, ledger and domain logic'],
-  [/node_modules\/(tsx|esbuild)\/|node:internal\/modules/, 'startup (module loading)'],
-];
-
-function areaOf(frame: ProfileNode['callFrame']): string {
+function areaOfFrame(frame: ProfileNode['callFrame']): string {
   if (frame.url === '') {
     if (frame.functionName === '(garbage collector)') return 'garbage collection';
     if (frame.functionName === '(idle)') return 'idle';
     if (frame.functionName === '(program)') return 'V8 (compiler, runtime)';
     return 'native calls (SQLite, crypto, JSON, Buffer)';
   }
-  for (const [pattern, area] of AREAS) if (pattern.test(frame.url)) return area;
-  return 'Node internals (timers, async hooks, events)';
+  return areaOf(frame.url);
 }
 
 function summarize(label: string, file: string): void {
@@ -325,7 +313,7 @@ function summarize(label: string, file: string): void {
   const functions = new Map<string, { area: string; us: number }>();
   for (const [id, us] of selfUs) {
     const { callFrame } = byId.get(id)!;
-    const area = areaOf(callFrame);
+    const area = areaOfFrame(callFrame);
     areas.set(area, (areas.get(area) ?? 0) + us);
     const where = callFrame.url.replace(/^.*\/(node_modules|src)\//, '$1/').replace(/^file:\/\//, '');
     const key = `${callFrame.functionName || '(anonymous)'} ${where}:${callFrame.lineNumber + 1}`;
@@ -351,7 +339,7 @@ function summarize(label: string, file: string): void {
  * CONCURRENCY clients send `op` back to back for SECONDS, or, with PROFILE_RATE, at most that many a second
  * in all (an offered load the server can keep up with: does delivery keep up with it too?).
  */
-async function saturate(op: () => Promise<boolean>): Promise<{ perSecond: number; errors: number }> {
+async function saturate(op: () => Promise<boolean>): Promise<{ ok: number; perSecond: number; errors: number }> {
   let ok = 0;
   let errors = 0;
   let issued = 0;
@@ -368,7 +356,7 @@ async function saturate(op: () => Promise<boolean>): Promise<{ perSecond: number
       }
     }),
   );
-  return { perSecond: ok / ((performance.now() - started) / 1000), errors };
+  return { ok, perSecond: ok / ((performance.now() - started) / 1000), errors };
 }
 
 interface LoadResult {
@@ -383,15 +371,25 @@ interface LoadResult {
   lagP99: number;
 }
 
-/** Warms up, then saturates the server with transfer-outs, then with quote + execute flows. */
-async function load(baseUrl: string, payers: Fixture[], sink: Sink): Promise<LoadResult> {
+/**
+ * Warms up, then saturates the server with transfer-outs, then with quote + execute flows. `watch` is
+ * started after the warm-up and stopped after the transfer-outs, told how many were accepted.
+ */
+async function load(
+  baseUrl: string,
+  payers: Fixture[],
+  sink: Sink,
+  watch?: { start(): Promise<void>; stop(transfers: number): Promise<void> },
+): Promise<LoadResult> {
   let next = 0;
   const payer = () => payers[next++ % payers.length]!;
   await saturate(async () => (await transferOut(baseUrl, payer())).status === 201);
   const before = sink.received();
   const firstLag = sink.lagsMs.length;
+  await watch?.start();
   const started = performance.now();
   const transfers = await saturate(async () => (await transferOut(baseUrl, payer())).status === 201);
+  await watch?.stop(transfers.ok);
   const transferHooks = (sink.received() - before) / ((performance.now() - started) / 1000);
   const flows = await saturate(async () => (await quoteAndExecute(baseUrl, payer())).status === 200);
   const webhooks = (sink.received() - before) / ((performance.now() - started) / 1000);
@@ -422,15 +420,32 @@ async function fixtures(label: string, env: Record<string, string>, sinkUrl: str
 
 const SERVER_ENV = { JOB_POLL_MS: '50', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
 
+/**
+ * PROFILE_PERF=1: perf's on-CPU samples of the server during the transfer-outs, by area, per lifecycle,
+ * instead of V8's CPU profile (which samples wall time: see lib/perf-samples.ts).
+ */
+const PERF = process.env.PROFILE_PERF === '1';
+
 async function profileServer(label: string, env: Record<string, string>, profileDir: string): Promise<void> {
   const sink = await startSink();
   const payers = await fixtures(label, env, sink.url);
   const dir = join(profileDir, label);
+  const profiler = PERF ? ['--perf-basic-prof'] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const server = await spawnServer({ ...env, ...SERVER_ENV }, 60_000, {
-    command: [process.execPath, '--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', 'src/main.ts', 'serve'],
+    command: [process.execPath, ...profiler, '--import', 'tsx', 'src/main.ts', 'serve'],
   });
+  let recording: PerfRecording | undefined;
+  let perfAreas: Awaited<ReturnType<PerfRecording['stop']>> | undefined;
+  let lifecycles = 0;
+  const watch = {
+    start: async () => void (recording = await recordPerf(server.pid, join(profileDir, `${label}.perf.data`))),
+    stop: async (transfers: number) => {
+      lifecycles = transfers;
+      perfAreas = await recording!.stop();
+    },
+  };
   try {
-    const r = await load(server.baseUrl, payers, sink);
+    const r = await load(server.baseUrl, payers, sink, PERF ? watch : undefined);
     console.log(
       `\n${label} under the profiler (slower than without): transfer-out ${r.transfers.toFixed(0)}/s, ` +
         `quote + execute ${r.flows.toFixed(0)}/s, webhooks delivered ${r.webhooks.toFixed(0)}/s ` +
@@ -439,8 +454,10 @@ async function profileServer(label: string, env: Record<string, string>, profile
     );
   } finally {
     await server.stop();
+    if (PERF) removePerfMap(server.pid);
     sink.server.close();
   }
+  if (perfAreas) return printPerfAreas(`${label}: server CPU during the transfer-outs`, perfAreas, lifecycles);
   // The main thread's profile (thread 0); tsx's loader thread writes one of its own.
   const file = readdirSync(dir).find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
   if (!file) throw new Error(`the server wrote no CPU profile in ${dir}`);
@@ -517,6 +534,8 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'payouts-profile-'));
   const secret = randomBytes(32).toString('hex');
   try {
+    if (PERF && !perfAvailable())
+      throw new Error('PROFILE_PERF=1 needs Linux perf on the PATH (Debian: apt-get install linux-perf)');
     const ab = process.env.PROFILE_AB?.split(',');
     if (ab) return await engines(dataDir, secret, (l, e) => abServers(l, e, ab));
     onStatement(countStatement);

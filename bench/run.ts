@@ -30,7 +30,7 @@ import { freePort, runCommand, spawnDaemon, spawnServer, type ServerProcess } fr
 import { waitFor } from '../test/helpers/wait.ts';
 import { captureLifecycle, describeLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
 import { call, peakRssMb, percentile, ratio, saturate, target, x, type Result, type Target } from './lib/load.ts';
-import { cpuNow, cpuSince, type CpuSplit } from './lib/cpu.ts';
+import { cpuNow, cpuSince, type CpuReading, type CpuSplit } from './lib/cpu.ts';
 import { pgCeiling, sqliteCeiling, type Ceiling } from './lib/raw-sql.ts';
 import { startReceiver, type Receiver } from './lib/receiver.ts';
 import {
@@ -117,7 +117,7 @@ async function startPrism(): Promise<Target | undefined> {
 const stops: Array<() => Promise<void>> = [];
 
 async function rounds(
-  cpu: { server: () => CpuSplit; ceiling: () => CpuSplit },
+  cpu: { server: () => CpuReading; ceiling: () => CpuReading },
   server: Target,
   baseline: Target,
   prism: Target | undefined,

@@ -22,26 +22,39 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * CPU seconds of every PostgreSQL process on this machine: backends, WAL writer, checkpointer. The bench's
- * database is local (127.0.0.1), and a backend that ends between two readings takes its time with it, so
- * the bench reads this around loads whose connections stay open.
+ * CPU seconds of every PostgreSQL process on this machine (backends, WAL writer, checkpointer), by pid. The
+ * bench's database is local (127.0.0.1). Read per process so that a difference is taken per process too: a
+ * backend that ends between two readings (a pool closing a connection left idle between rounds) takes its
+ * whole history with it, and subtracted from a total that would make the load in between look cheaper.
  */
-export function postgresCpuSeconds(): number {
-  let total = 0;
+export function postgresCpuByPid(): Map<number, number> {
+  const byPid = new Map<number, number>();
   let entries: string[] = [];
   try {
     entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return 0;
+    return byPid;
   }
   for (const pid of entries) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres')
+        byPid.set(Number(pid), cpuSeconds(Number(pid)));
     } catch {
       // It ended while being read.
     }
   }
-  return total;
+  return byPid;
+}
+
+/**
+ * The CPU PostgreSQL used between two readings: each process's growth, a process started in between counted
+ * from zero. A process gone by the second reading is left out; what it used in between is not known (a
+ * connection closed for idleness used none).
+ */
+export function postgresCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, seconds] of after) used += seconds - (before.get(pid) ?? 0);
+  return used;
 }
 
 /** What one side used: its own process (the server, or the bench running the ceiling) and PostgreSQL's, if read. */
@@ -50,14 +63,20 @@ export interface CpuSplit {
   postgres: number | undefined;
 }
 
-/** CPU seconds used so far by `pids` (or, with none, by this process), and by PostgreSQL when it is asked for. */
-export function cpuNow(pids: number[], postgres: boolean): CpuSplit {
-  const { user, system } = process.cpuUsage();
-  const own = pids.length > 0 ? pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) : (user + system) / 1e6;
-  return { own, postgres: postgres ? postgresCpuSeconds() : undefined };
+/** A reading to take a CpuSplit from: own CPU seconds so far, and PostgreSQL's by process when asked for. */
+export interface CpuReading {
+  own: number;
+  postgres: Map<number, number> | undefined;
 }
 
-export const cpuSince = (before: CpuSplit, after: CpuSplit): CpuSplit => ({
+/** CPU seconds used so far by `pids` (or, with none, by this process), and by PostgreSQL when it is asked for. */
+export function cpuNow(pids: number[], postgres: boolean): CpuReading {
+  const { user, system } = process.cpuUsage();
+  const own = pids.length > 0 ? pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) : (user + system) / 1e6;
+  return { own, postgres: postgres ? postgresCpuByPid() : undefined };
+}
+
+export const cpuSince = (before: CpuReading, after: CpuReading): CpuSplit => ({
   own: after.own - before.own,
-  postgres: after.postgres === undefined ? undefined : after.postgres - (before.postgres ?? 0),
+  postgres: after.postgres === undefined ? undefined : postgresCpuBetween(before.postgres ?? new Map(), after.postgres),
 });
