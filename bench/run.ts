@@ -15,6 +15,7 @@
  *
  *   npm run bench                                       # defaults: 5 s rounds, 32 clients
  *   BENCH_SECONDS=10 BENCH_CONCURRENCY=64 npm run bench
+ *   BENCH_WARMUP_SECONDS=1 npm run bench                # each party's warm-up (default: one round's length)
  *   BENCH_SERVER=sources npm run bench                  # the sources through tsx instead of the build
  *   BENCH_PROCESSES=2 npm run bench                     # PostgreSQL served by two processes
  *   BENCH_ENGINES=postgresql npm run bench              # one engine only (sqlite or postgresql)
@@ -48,6 +49,7 @@ import {
 } from './lib/setup.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? SECONDS);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = 3;
 const DRAIN_LIMIT_S = Number(process.env.BENCH_DRAIN_LIMIT_SECONDS ?? 120);
@@ -126,10 +128,14 @@ async function rounds(
   ceilingPlatform: BenchPlatform,
   monitor: Awaited<ReturnType<typeof open>>,
 ): Promise<Round[]> {
-  // Warm-up: JIT, pools, page cache. Not counted.
-  await transferLoad(server, p, 1);
+  // Warm-up, not counted: every party for a round's length (JIT, pools, page cache). On PostgreSQL the server's
+  // optimizing compiler is busy for several seconds of load (perf: a quarter of its CPU in the first second, a
+  // twentieth by the tenth); a one-second warm-up left its first round a fifth slower than the next two.
+  await transferLoad(server, p, WARMUP_SECONDS);
   await drain(monitor, p);
-  await transferLoad(baseline, p, 1);
+  await transferLoad(baseline, p, WARMUP_SECONDS);
+  if (prism) await transferLoad(prism, p, WARMUP_SECONDS);
+  await ceiling.run(ceilingPlatform.payers, WARMUP_SECONDS, CONCURRENCY);
   const out: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const base = await transferLoad(baseline, p, SECONDS);
