@@ -2,7 +2,7 @@
 // threads, kernel included, read back by area of the service (perf-samples.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { samplesByArea } from './perf-samples.ts';
+import { samplesByArea, type AreaCpu } from './perf-samples.ts';
 
 /** Samples a second per thread: 997, not 1000, so that sampling does not beat in step with timers. */
 const HZ = 997;
@@ -13,7 +13,7 @@ export function perfAvailable(): boolean {
 
 export interface PerfRecording {
   /** Stops recording and answers the samples by area. */
-  stop(): Promise<Map<string, { samples: number; kernel: number }>>;
+  stop(): Promise<Map<string, AreaCpu>>;
 }
 
 /** Starts `perf record` on every thread of `pid`, writing to `file`. */
@@ -51,7 +51,7 @@ export function removePerfMap(pid: number): void {
 /** Microseconds of CPU per lifecycle by area, and how much of each was in the kernel. */
 export function printPerfAreas(
   title: string,
-  areas: Map<string, { samples: number; kernel: number }>,
+  areas: Map<string, AreaCpu>,
   lifecycles: number,
 ): void {
   const us = (samples: number) => ((samples / HZ / Math.max(1, lifecycles)) * 1e6).toFixed(0);
