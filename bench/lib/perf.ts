@@ -49,11 +49,7 @@ export function removePerfMap(pid: number): void {
 }
 
 /** Microseconds of CPU per lifecycle by area, and how much of each was in the kernel. */
-export function printPerfAreas(
-  title: string,
-  areas: Map<string, AreaCpu>,
-  lifecycles: number,
-): void {
+export function printPerfAreas(title: string, areas: Map<string, AreaCpu>, lifecycles: number): void {
   const us = (samples: number) => ((samples / HZ / Math.max(1, lifecycles)) * 1e6).toFixed(0);
   const total = [...areas.values()].reduce((sum, a) => sum + a.samples, 0);
   console.log(`\n${title}: ${us(total)} µs of CPU per lifecycle (perf, on-CPU, all threads; ${lifecycles} lifecycles)`);

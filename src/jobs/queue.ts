@@ -118,12 +118,28 @@ const dueJobs = statement((db, v: DueFilter, engine) => {
   return engine === 'postgres' ? due.forUpdate().skipLocked() : due;
 });
 
-const leaseJobs = statement((db, v: { ids: string[]; now: bigint; leaseUntil: bigint }) =>
+interface LeaseValues {
+  ids: string[];
+  now: bigint;
+  leaseUntil: bigint;
+  /** Jobs of these kinds lease until `until` instead. */
+  shorter: { kinds: string[]; until: bigint } | undefined;
+}
+
+const leaseJobs = statement((db, v: LeaseValues) =>
   db
     .updateTable('jobs')
     .set((eb) => ({
       status: 'running',
-      lease_until: v.leaseUntil,
+      // Cast: PostgreSQL types the branches of a CASE from its parameters alone, as text.
+      lease_until: v.shorter
+        ? eb
+            .case()
+            .when('kind', 'in', v.shorter.kinds)
+            .then(eb.cast<bigint>(eb.val(v.shorter.until), 'bigint'))
+            .else(eb.cast<bigint>(eb.val(v.leaseUntil), 'bigint'))
+            .end()
+        : v.leaseUntil,
       attempts: eb('attempts', '+', 1n),
       updated_at: v.now,
     }))
@@ -131,10 +147,17 @@ const leaseJobs = statement((db, v: { ids: string[]; now: bigint; leaseUntil: bi
     .returningAll(),
 );
 
+/** A lease of its own for some kinds of job (the worker's database-only jobs: see JobWorker). */
+export interface ShorterLease {
+  kinds: readonly string[];
+  ms: number;
+}
+
 /**
- * Claims up to `limit` due jobs by leasing them. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets several
- * server processes claim side by side without ever taking the same job; on SQLite the write lock
- * (BEGIN IMMEDIATE) already serializes claimers. A job whose lease ran out (its process died) is due again.
+ * Claims up to `limit` due jobs by leasing them: for `leaseMs`, or for `shorter.ms` if their kind is one of
+ * `shorter.kinds`. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets several server processes claim side by side
+ * without ever taking the same job; on SQLite the write lock (BEGIN IMMEDIATE) already serializes claimers.
+ * A job whose lease ran out (its process died) is due again.
  */
 export async function claimJobs(
   store: Store,
@@ -142,6 +165,7 @@ export async function claimJobs(
   leaseMs: number,
   limit: number,
   filter: ClaimFilter = {},
+  shorter?: ShorterLease,
 ): Promise<Job[]> {
   const now = BigInt(realNowMs);
   return store.tx(async (trx) => {
@@ -149,7 +173,10 @@ export async function claimJobs(
     const due = await dueJobs.rows(trx, { ...filter, kinds, now, limit });
     if (due.length === 0) return [];
     const ids = due.map((r) => r.id);
-    const claimed = await leaseJobs.rows(trx, { ids, now, leaseUntil: now + BigInt(leaseMs) });
+    const leaseUntil = now + BigInt(leaseMs);
+    const short =
+      shorter && shorter.kinds.length > 0 ? { kinds: [...shorter.kinds], until: now + BigInt(shorter.ms) } : undefined;
+    const claimed = await leaseJobs.rows(trx, { ids, now, leaseUntil, shorter: short });
     // RETURNING keeps no order; callers run jobs in the order they fell due (webhooks leave in order).
     return claimed.sort((a, b) => (a.run_at === b.run_at ? (a.id < b.id ? -1 : 1) : a.run_at < b.run_at ? -1 : 1));
   });

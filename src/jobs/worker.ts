@@ -46,7 +46,15 @@ export type GroupPreparer<K extends JobKind> = (trx: Tx, payloads: JobPayloads[K
 
 export interface WorkerOptions {
   pollMs: number;
+  /** How long a claim of an outside job (a webhook POST) holds before another process may take the job. */
   leaseMs: number;
+  /**
+   * The same for a database-only job (a rail step), shorter: its work and its completion commit together, so
+   * another process that takes it early only finds its own run undone (the claim check), never the work done
+   * twice. A process that died mid-step holds its steps for this long instead of `leaseMs`. It must outlast a
+   * group's wait for a pooled connection and its transaction.
+   */
+  transactionalLeaseMs?: number;
   batchSize: number;
   maxAttempts: number;
   /** Outside jobs (webhook POSTs) running at once in this process, and at once for one platform environment. */
@@ -276,8 +284,10 @@ export class JobWorker {
     const holdBack = !awaitOutside && !this.outsideLane.hasRoom();
     if (holdBack) this.outsideHeldBack = true;
     const claimFilter = holdBack ? { ...filter, kinds: this.kindsInTx() } : filter;
-    const { leaseMs, batchSize } = this.options;
-    const jobs = await claimJobs(this.store, this.clock.nowMs(), leaseMs, batchSize, claimFilter);
+    const { leaseMs, transactionalLeaseMs, batchSize } = this.options;
+    const shorter =
+      transactionalLeaseMs === undefined ? undefined : { kinds: this.kindsInTx(), ms: transactionalLeaseMs };
+    const jobs = await claimJobs(this.store, this.clock.nowMs(), leaseMs, batchSize, claimFilter, shorter);
     // One scope lookup per platform environment in the batch, not one per job.
     const scopes = new Map<string, Promise<Scope>>();
     const scopeOf = (job: Job) => {

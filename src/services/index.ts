@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Ctx, Scope } from '../context.ts';
 import { rateAsNumber } from '../domain/rates.ts';
-import { JobWorker } from '../jobs/worker.ts';
+import { JobWorker, type JobCounter } from '../jobs/worker.ts';
 import { makeMetrics } from '../metrics.ts';
 import type { Environment } from '../domain/environments.ts';
 import { makeDocumentFileStore } from '../store/document-files.ts';
@@ -37,10 +37,9 @@ const IDEMPOTENCY_PURGE_EVERY_MS = 15 * 60_000;
 /** A done job is kept an hour (to look at a job that just ran; nothing reads it), a failed one FAILED_JOB_TTL_HOURS. */
 export const DONE_JOB_KEEP_MS = 3_600_000;
 
-/** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
-export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
-  const metrics = makeMetrics(ctx.store);
-  const worker = new JobWorker(
+/** The job worker of this process: how long its claims hold, how much it takes at once. */
+function makeWorker(ctx: Ctx, log: Logger, counter: JobCounter): JobWorker {
+  return new JobWorker(
     ctx.store,
     ctx.clock,
     log,
@@ -48,6 +47,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
       pollMs: ctx.config.jobPollMs,
       // Longer than the longest webhook POST (WEBHOOK_TIMEOUT_MS ≤ 30 s), so no other process claims it mid-flight.
       leaseMs: 60_000,
+      // Longer than a group's wait for a pooled connection (10 s, store/db.ts) and its transaction.
+      transactionalLeaseMs: 20_000,
       // A loaded server's event loop lags by tens of milliseconds, so a delivery takes a few hundred: only
       // many side by side keep up with the events a busy platform makes (docs/performance.md).
       batchSize: 100,
@@ -56,8 +57,14 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
       maxAttempts: 10,
       scopeOf: (platformId, environment) => loadScope(ctx, platformId, environment as Environment),
     },
-    metrics.jobs,
+    counter,
   );
+}
+
+/** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
+export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
+  const metrics = makeMetrics(ctx.store);
+  const worker = makeWorker(ctx, log, metrics.jobs);
   const customers = makeCustomerService(ctx);
   const externalAccounts = makeExternalAccountService(ctx, customers);
   const transactions = makeTransactionService(ctx, worker);

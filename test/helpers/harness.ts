@@ -6,6 +6,9 @@ import pg from 'pg';
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { verifyLedger } from '../../src/ledger/verify.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { after, before } from './node-test.ts';
 import { createPlatform, type CreatedPlatform, type Credentials } from '../../src/services/platforms.ts';
 
 export const API = '/2025-10-13';
@@ -45,6 +48,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A migrated store on a test database of its own, for the suite this is called in: opened before its tests,
+ * closed and dropped after them. For tests of the store and the job queue that need no server.
+ */
+export function migratedStore(): () => Store {
+  let database: TestDatabase;
+  let store: Store;
+  before(async () => {
+    database = await createTestDatabase();
+    store = openStore({ dataDir: database.env.DATA_DIR!, databaseUrl: database.env.DATABASE_URL });
+    await migrate(store);
+  });
+  after(async () => {
+    await store.close();
+    await database.drop();
+  });
+  return () => store;
 }
 
 export interface Response<T = any> {

@@ -3,11 +3,9 @@
  * a failed one once its own (longer) keeping time has, a pending or running job never. The claim still
  * takes due jobs in the order they fell due. Times here are stamps handed to the queue, not the clock's.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { migrate } from '../../src/store/migrate.ts';
+import { migratedStore } from '../helpers/harness.ts';
 import {
   claimJobs,
   completeJobs,
@@ -24,39 +22,29 @@ const LEASE_MS = 60_000;
 const scope = { platformId: 'Platform:upkeep', environment: 'sandbox' as const };
 
 describe('job queue upkeep', () => {
-  let database: TestDatabase;
-  let store: Store;
-  before(async () => {
-    database = await createTestDatabase();
-    store = openStore({ dataDir: database.env.DATA_DIR!, databaseUrl: database.env.DATABASE_URL });
-    await migrate(store);
-  });
-  after(async () => {
-    await store.close();
-    await database.drop();
-  });
+  const storeOf = migratedStore();
 
   /** A job queued at `atMs`, due `delayMs` later. */
   const queued = (atMs: number, delayMs = 0) =>
-    store.tx((trx) => enqueueJob(trx, scope, 'quote.expire', { quoteId: `q-${atMs}` }, atMs, delayMs));
+    storeOf().tx((trx) => enqueueJob(trx, scope, 'quote.expire', { quoteId: `q-${atMs}` }, atMs, delayMs));
 
   /** A job queued, claimed and finished (done or failed for good) at `atMs`. */
   async function finished(outcome: 'done' | 'failed', atMs: number): Promise<string> {
     const id = await queued(atMs);
-    const [job] = await claimJobs(store, atMs, LEASE_MS, 1, { id });
+    const [job] = await claimJobs(storeOf(), atMs, LEASE_MS, 1, { id });
     assert.ok(job, `job ${id} is claimed`);
-    if (outcome === 'done') assert.ok(await completeJobs(store.db, [job], atMs), `job ${id} is marked done`);
-    else await failJob(store, job, 'gave up', atMs, null);
+    if (outcome === 'done') assert.ok(await completeJobs(storeOf().db, [job], atMs), `job ${id} is marked done`);
+    else await failJob(storeOf(), job, 'gave up', atMs, null);
     return id;
   }
 
   async function statuses(ids: string[]): Promise<Record<string, string>> {
-    const rows = await store.db.selectFrom('jobs').select(['id', 'status']).where('id', 'in', ids).execute();
+    const rows = await storeOf().db.selectFrom('jobs').select(['id', 'status']).where('id', 'in', ids).execute();
     return Object.fromEntries(rows.map((r) => [r.id, r.status]));
   }
 
   async function clear(): Promise<void> {
-    await store.db.deleteFrom('jobs').execute();
+    await storeOf().db.deleteFrom('jobs').execute();
   }
 
   it('purges done jobs past their keeping time, failed ones past theirs, never a pending or running one', async () => {
@@ -66,13 +54,13 @@ describe('job queue upkeep', () => {
     const doneLater = await finished('done', T0 + HOUR);
     const pending = await queued(T0);
     const running = await queued(T0);
-    assert.equal((await claimJobs(store, T0, LEASE_MS, 1, { id: running })).length, 1, 'one job is running');
+    assert.equal((await claimJobs(storeOf(), T0, LEASE_MS, 1, { id: running })).length, 1, 'one job is running');
     const all = [done, failed, doneLater, pending, running];
 
-    assert.equal(await purgeFinishedJobs(store, T0 + HOUR - 1, KEEP), 0, 'nothing is past its keeping time yet');
+    assert.equal(await purgeFinishedJobs(storeOf(), T0 + HOUR - 1, KEEP), 0, 'nothing is past its keeping time yet');
     assert.equal(Object.keys(await statuses(all)).length, 5, 'every job is still there');
 
-    assert.equal(await purgeFinishedJobs(store, T0 + HOUR + 1, KEEP), 1, 'one done job is past its keeping time');
+    assert.equal(await purgeFinishedJobs(storeOf(), T0 + HOUR + 1, KEEP), 1, 'one done job is past its keeping time');
     assert.deepEqual(
       await statuses(all),
       { [failed]: 'failed', [doneLater]: 'done', [pending]: 'pending', [running]: 'running' },
@@ -80,7 +68,7 @@ describe('job queue upkeep', () => {
     );
 
     const muchLater = T0 + 1000 * 24 * HOUR;
-    assert.equal(await purgeFinishedJobs(store, muchLater, KEEP), 2, 'the other done job and the failed one go');
+    assert.equal(await purgeFinishedJobs(storeOf(), muchLater, KEEP), 2, 'the other done job and the failed one go');
     assert.deepEqual(
       await statuses(all),
       { [pending]: 'pending', [running]: 'running' },
@@ -94,9 +82,9 @@ describe('job queue upkeep', () => {
     for (let i = 0; i < 7; i++) ids.push(await finished('done', T0 + i));
     const later = T0 + 2 * HOUR;
     const limits = { batch: 3, batches: 2 };
-    assert.equal(await purgeFinishedJobs(store, later, KEEP, limits), 6, 'two batches of three in one pass');
+    assert.equal(await purgeFinishedJobs(storeOf(), later, KEEP, limits), 6, 'two batches of three in one pass');
     assert.equal(Object.keys(await statuses(ids)).length, 1, 'one job is left for the next pass');
-    assert.equal(await purgeFinishedJobs(store, later, KEEP, limits), 1, 'the next pass takes the last one');
+    assert.equal(await purgeFinishedJobs(storeOf(), later, KEEP, limits), 1, 'the next pass takes the last one');
     assert.equal(Object.keys(await statuses(ids)).length, 0, 'the backlog is gone');
   });
 
@@ -107,24 +95,24 @@ describe('job queue upkeep', () => {
     const second = await queued(T0, 2);
     await queued(T0, HOUR); // not due
     const lapsed = await queued(T0);
-    assert.equal((await claimJobs(store, T0, 10, 1, { id: lapsed })).length, 1, 'a claim whose lease will lapse');
+    assert.equal((await claimJobs(storeOf(), T0, 10, 1, { id: lapsed })).length, 1, 'a claim whose lease will lapse');
     const held = await queued(T0);
-    assert.equal((await claimJobs(store, T0, HOUR, 1, { id: held })).length, 1, 'a claim whose lease holds');
+    assert.equal((await claimJobs(storeOf(), T0, HOUR, 1, { id: held })).length, 1, 'a claim whose lease holds');
     await finished('done', T0);
 
     const now = T0 + 100;
-    const firstTwo = await claimJobs(store, now, LEASE_MS, 2);
+    const firstTwo = await claimJobs(storeOf(), now, LEASE_MS, 2);
     assert.deepEqual(
       firstTwo.map((j) => j.id),
       [lapsed, first],
       'the lapsed claim (due first) and the earliest pending job',
     );
-    const rest = await claimJobs(store, now, LEASE_MS, 10);
+    const rest = await claimJobs(storeOf(), now, LEASE_MS, 10);
     assert.deepEqual(
       rest.map((j) => j.id),
       [second, third],
       'then the others in order; not the job not yet due, the held one or the done one',
     );
-    assert.equal((await claimJobs(store, now, LEASE_MS, 10)).length, 0, 'nothing else is due');
+    assert.equal((await claimJobs(storeOf(), now, LEASE_MS, 10)).length, 0, 'nothing else is due');
   });
 });

@@ -280,7 +280,8 @@ async function settled(p: TestPlatform, customerId: string, count: number): Prom
     p.api
       .get(`/transactions?customerId=${encodeURIComponent(customerId)}${status}&limit=1`)
       .then((r) => r.body.totalCount);
-  // A job claimed just before the database went away runs again when it is back (its lease: 60 s at worst).
+  // A job claimed just before the database went away runs again when it is back (at worst when its lease
+  // runs out: 20 s for a rail step, 60 s for a delivery).
   await waitFor(async () => (await total('&status=COMPLETED')) === count, `${count} payments to complete`, 90_000, 200);
   assert.equal(await total(), count, `the customer has exactly ${count} payments, none unaccounted for`);
 }
