@@ -23,9 +23,9 @@ export function cpuSeconds(pid: number): number {
 
 /**
  * CPU seconds of every PostgreSQL process on this machine (backends, WAL writer, checkpointer), by pid. The
- * bench's database is local (127.0.0.1). Read per process so that a difference is taken per process too: a
- * backend that ends between two readings (a pool closing a connection left idle between rounds) takes its
- * whole history with it, and subtracted from a total that would make the load in between look cheaper.
+ * bench's database is local (127.0.0.1). Read per process so that a difference is taken per process too: in
+ * a sum, a backend that ends between two readings (a pool closing a connection left idle between rounds)
+ * would take its whole history off the total, and the load in between would look cheaper than it was.
  */
 export function postgresCpuByPid(): Map<number, number> {
   const byPid = new Map<number, number>();
