@@ -37,19 +37,20 @@ export function samplesByArea(script: string, mainTid: number): Map<string, Area
   };
   for (const block of script.split(/\n\s*\n/)) {
     const [head, ...frames] = block.split('\n').map((line) => line.trim());
-    if (!head || !/^\d+$/.test(head.split(/\s+/)[0]!)) continue;
+    const tid = head?.split(/\s+/)[0];
+    if (!tid || !/^\d+$/.test(tid)) continue;
     const kernel = frames[0]?.includes('[kernel.kallsyms]') ?? false;
-    if (Number(head.split(/\s+/)[0]) !== mainTid) {
+    if (Number(tid) !== mainTid) {
       add(OTHER_THREADS, kernel);
       continue;
     }
-    const firstJs = frames.findIndex((frame) => frame.includes(' JS:'));
+    const js = frames.filter((frame) => frame.includes(' JS:'));
     // SQLite runs inside the JavaScript call that asked it: its own work is counted apart.
-    if (frames.slice(0, firstJs < 0 ? undefined : firstJs).some((frame) => frame.includes('better_sqlite3.node'))) {
+    const native = js.length > 0 ? frames.slice(0, frames.indexOf(js[0]!)) : frames;
+    if (native.some((frame) => frame.includes('better_sqlite3.node'))) {
       add(SQLITE, kernel);
       continue;
     }
-    const js = frames.filter((frame) => frame.includes(' JS:'));
     const owner = js.find((frame) => OWN_CODE.test(frame)) ?? js[0];
     if (owner) add(areaOf(owner), kernel);
     else add(GC_FRAME.test(frames[0] ?? '') ? GC : OUTSIDE_JS, kernel);

@@ -123,7 +123,7 @@ interface LeaseValues {
   now: bigint;
   leaseUntil: bigint;
   /** Jobs of these kinds lease until `until` instead. */
-  shorter: { kinds: string[]; until: bigint } | undefined;
+  shorter: { kinds: readonly string[]; until: bigint } | undefined;
 }
 
 const leaseJobs = statement((db, v: LeaseValues) =>
@@ -175,7 +175,7 @@ export async function claimJobs(
     const ids = due.map((r) => r.id);
     const leaseUntil = now + BigInt(leaseMs);
     const short =
-      shorter && shorter.kinds.length > 0 ? { kinds: [...shorter.kinds], until: now + BigInt(shorter.ms) } : undefined;
+      shorter && shorter.kinds.length > 0 ? { kinds: shorter.kinds, until: now + BigInt(shorter.ms) } : undefined;
     const claimed = await leaseJobs.rows(trx, { ids, now, leaseUntil, shorter: short });
     // RETURNING keeps no order; callers run jobs in the order they fell due (webhooks leave in order).
     return claimed.sort((a, b) => (a.run_at === b.run_at ? (a.id < b.id ? -1 : 1) : a.run_at < b.run_at ? -1 : 1));

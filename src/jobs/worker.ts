@@ -93,6 +93,8 @@ export function retryDelayMs(attempts: number): number {
 
 export class JobWorker {
   private readonly handlers = new Map<string, Registered>();
+  /** The kinds registered as database-only jobs, kept as they are registered (each pass's claim reads them). */
+  private readonly kindsInTx: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = true;
@@ -173,6 +175,7 @@ export class JobWorker {
   private add(kind: JobKind, handler: Registered): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} registered twice`);
     this.handlers.set(kind, handler);
+    if (handler.inTransaction) this.kindsInTx.push(kind);
   }
 
   start(): void {
@@ -283,10 +286,10 @@ export class JobWorker {
   private async runOnce(filter: ClaimFilter, awaitOutside = false): Promise<number> {
     const holdBack = !awaitOutside && !this.outsideLane.hasRoom();
     if (holdBack) this.outsideHeldBack = true;
-    const claimFilter = holdBack ? { ...filter, kinds: this.kindsInTx() } : filter;
+    const claimFilter = holdBack ? { ...filter, kinds: this.kindsInTx } : filter;
     const { leaseMs, transactionalLeaseMs, batchSize } = this.options;
     const shorter =
-      transactionalLeaseMs === undefined ? undefined : { kinds: this.kindsInTx(), ms: transactionalLeaseMs };
+      transactionalLeaseMs === undefined ? undefined : { kinds: this.kindsInTx, ms: transactionalLeaseMs };
     const jobs = await claimJobs(this.store, this.clock.nowMs(), leaseMs, batchSize, claimFilter, shorter);
     // One scope lookup per platform environment in the batch, not one per job.
     const scopes = new Map<string, Promise<Scope>>();
@@ -311,10 +314,6 @@ export class JobWorker {
     // The database went away under the pass: tick() logs it once and backs off; the jobs were stranded.
     if (lost.length > 0) throw lost[0];
     return jobs.length;
-  }
-
-  private kindsInTx(): string[] {
-    return [...this.handlers].filter(([, handler]) => handler.inTransaction).map(([kind]) => kind);
   }
 
   /** An outside job as the lane runs it: its order key from its payload, its scope's share of the lane. */
