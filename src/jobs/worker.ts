@@ -10,6 +10,7 @@ import {
   deferJob,
   failJob,
   purgeFinishedJobs,
+  vacuumJobs,
   type ClaimFilter,
   type Job,
   type PurgeKeeping,
@@ -99,7 +100,10 @@ export class JobWorker {
   private running = false;
   private stopped = true;
   private current: Promise<unknown> = Promise.resolve();
-  private readonly chores: { intervalMs: number; run: () => Promise<unknown>; nextAtMs: number }[] = [];
+  /** Upkeep run after a background pass whenever `due` says so (see every, vacuumAfterClaims). */
+  private readonly chores: { due: (nowMs: number) => boolean; run: () => Promise<unknown> }[] = [];
+  /** Jobs this process has claimed since it started. */
+  private claimed = 0;
   /** Passes in a row that found the database away (0: it is there). */
   private outagePasses = 0;
   /** Jobs this process claimed whose outcome the database went away before it could be written. */
@@ -148,7 +152,29 @@ export class JobWorker {
    * after a pass, at most once per interval. It must be safe to run in several processes at once.
    */
   every(intervalMs: number, run: () => Promise<unknown>): void {
-    this.chores.push({ intervalMs, run, nextAtMs: 0 });
+    let nextAtMs = 0;
+    this.chores.push({
+      due: (nowMs) => nowMs >= nextAtMs,
+      run: () => {
+        nextAtMs = this.clock.nowMs() + intervalMs;
+        return run();
+      },
+    });
+  }
+
+  /**
+   * Vacuums the job table (PostgreSQL: see vacuumJobs) once this process has claimed `claims` jobs since its
+   * last vacuum, so that the work a claim walks past stays bounded by what a few thousand jobs leave.
+   */
+  vacuumAfterClaims(claims: number): void {
+    let claimedAtLast = 0;
+    this.chores.push({
+      due: () => this.claimed - claimedAtLast >= claims,
+      run: () => {
+        claimedAtLast = this.claimed;
+        return vacuumJobs(this.store);
+      },
+    });
   }
 
   /**
@@ -161,9 +187,7 @@ export class JobWorker {
 
   private async runChores(): Promise<void> {
     for (const chore of this.chores) {
-      const now = this.clock.nowMs();
-      if (now < chore.nextAtMs) continue;
-      chore.nextAtMs = now + chore.intervalMs;
+      if (!chore.due(this.clock.nowMs())) continue;
       try {
         await chore.run();
       } catch (err) {
@@ -291,6 +315,7 @@ export class JobWorker {
     const shorter =
       transactionalLeaseMs === undefined ? undefined : { kinds: this.kindsInTx, ms: transactionalLeaseMs };
     const jobs = await claimJobs(this.store, this.clock.nowMs(), leaseMs, batchSize, claimFilter, shorter);
+    this.claimed += jobs.length;
     // One scope lookup per platform environment in the batch, not one per job.
     const scopes = new Map<string, Promise<Scope>>();
     const scopeOf = (job: Job) => {

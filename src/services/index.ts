@@ -36,6 +36,11 @@ import { checkDueLedgers, LEDGER_CHECK_PASS_EVERY_MS } from '../ledger/checks.ts
 const IDEMPOTENCY_PURGE_EVERY_MS = 15 * 60_000;
 /** A done job is kept an hour (to look at a job that just ran; nothing reads it), a failed one FAILED_JOB_TTL_HOURS. */
 export const DONE_JOB_KEEP_MS = 3_600_000;
+/**
+ * Claims between two vacuums of the job table on PostgreSQL (jobs/queue.ts, vacuumJobs): under load a claim
+ * then walks at most what a few seconds of jobs left, and each vacuum takes tens of milliseconds.
+ */
+const JOB_VACUUM_AFTER_CLAIMS = 2_000;
 
 /** The job worker of this process: how long its claims hold, how much it takes at once. */
 function makeWorker(ctx: Ctx, log: Logger, counter: JobCounter): JobWorker {
@@ -80,6 +85,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   worker.register('invitation.expire', (payload, _job, scope) => invitations.expire(payload, scope));
   worker.every(IDEMPOTENCY_PURGE_EVERY_MS, () => forgetExpiredKeys(ctx));
   worker.purgeFinishedAfter({ doneMs: DONE_JOB_KEEP_MS, failedMs: ctx.config.failedJobTtlHours * 3_600_000 });
+  if (ctx.store.engine === 'postgres') worker.vacuumAfterClaims(JOB_VACUUM_AFTER_CLAIMS);
   // Each platform environment's ledger check, for its dashboard (see ledger/checks.ts for why not on demand).
   worker.every(LEDGER_CHECK_PASS_EVERY_MS, () => checkDueLedgers(ctx));
   const webhooks = makeWebhookService(ctx, worker, log, random);
