@@ -57,6 +57,11 @@ export interface WorkerOptions {
    */
   transactionalLeaseMs?: number;
   batchSize: number;
+  /**
+   * Groups of database-only jobs running at once (each a transaction, on PostgreSQL a pooled connection):
+   * a bound below the pool's size leaves the API connections whatever backlog falls due. Unbounded if unset.
+   */
+  groupsAtOnce?: number;
   maxAttempts: number;
   /** Outside jobs (webhook POSTs) running at once in this process, and at once for one platform environment. */
   outsideLimit?: number;
@@ -335,7 +340,13 @@ export class JobWorker {
     const outside = jobs
       .filter((job) => !this.handlers.get(job.kind)?.inTransaction)
       .map((job) => this.outsideLane.add(this.laneJob(job, () => scopeOf(job))));
-    await Promise.all([...groups.map(run), ...(awaitOutside ? outside : [])]);
+    // `groupsAtOnce` runners, each taking the next group as it finishes one.
+    const runners = Math.min(groups.length, this.options.groupsAtOnce ?? groups.length);
+    const next = groups.values();
+    const runner = async () => {
+      for (let group = next.next(); !group.done; group = next.next()) await run(group.value);
+    };
+    await Promise.all([...Array.from({ length: runners }, runner), ...(awaitOutside ? outside : [])]);
     // The database went away under the pass: tick() logs it once and backs off; the jobs were stranded.
     if (lost.length > 0) throw lost[0];
     return jobs.length;
@@ -403,8 +414,13 @@ export class JobWorker {
         // Whatever it was, each job now meets it (or not) on its own, and records its own outcome.
       }
     }
-    const outages = await Promise.all(group.map((job) => this.runJob(job, scopeOf(job))));
-    return outages.filter((outage) => outage !== undefined);
+    // One by one, so that the group holds one connection at a time, as its transaction did.
+    const outages: unknown[] = [];
+    for (const job of group) {
+      const outage = await this.runJob(job, scopeOf(job));
+      if (outage !== undefined) outages.push(outage);
+    }
+    return outages;
   }
 
   /** Each kind's preparer, once, with the payloads of the group's jobs of that kind. */

@@ -57,6 +57,8 @@ function makeWorker(ctx: Ctx, log: Logger, counter: JobCounter): JobWorker {
       // A loaded server's event loop lags by tens of milliseconds, so a delivery takes a few hundred: only
       // many side by side keep up with the events a busy platform makes (docs/performance.md).
       batchSize: 100,
+      // Half the pool: a backlog of rail steps falling due at once leaves the other half to the API.
+      groupsAtOnce: Math.max(1, Math.floor(ctx.config.databasePoolSize / 2)),
       outsideLimit: 256,
       outsidePerScope: 128,
       maxAttempts: 10,
