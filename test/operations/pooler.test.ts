@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { openStore } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { vacuumJobs } from '../../src/jobs/queue.ts';
 import { accepting, client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
 import { freePort, runCliOk, spawnDaemon, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
 
@@ -137,6 +138,26 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
           '(select oid from pg_database where datname = current_database())',
       );
       assert.equal(rows[0].n, 0, 'no advisory lock is left on a server connection');
+    } finally {
+      await direct.end();
+    }
+  });
+
+  it("vacuums the job table through it, two processes at once (the worker's upkeep, jobs/queue.ts)", async () => {
+    // VACUUM may not run inside a transaction block; through the pooler each statement is its own.
+    const stores = Array.from({ length: 2 }, () =>
+      openStore({ dataDir: folder, databaseUrl: env.DATABASE_URL, poolSize: 1, preparedStatements: false }),
+    );
+    try {
+      for (let round = 0; round < 3; round++) await Promise.all(stores.map((store) => vacuumJobs(store)));
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+    const direct = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await direct.connect();
+    try {
+      const { rows } = await direct.query("select vacuum_count from pg_stat_user_tables where relname = 'jobs'");
+      assert.ok(Number(rows[0].vacuum_count) >= 3, `the vacuums ran (${rows[0].vacuum_count} counted)`);
     } finally {
       await direct.end();
     }
