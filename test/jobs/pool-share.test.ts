@@ -8,6 +8,7 @@
  */
 import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, migratedStore } from '../helpers/harness.ts';
 import { enqueueJob } from '../../src/jobs/queue.ts';
 import { JobWorker } from '../../src/jobs/worker.ts';
@@ -39,7 +40,7 @@ describe("the worker's share of the PostgreSQL pool", {
     let most = 0;
     worker.registerInTransaction('transaction.process', async () => {
       most = Math.max(most, ++running);
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await sleep(2);
       running--;
     });
     assert.equal(await worker.drain({}, 1), 100, 'one pass claims and runs all hundred jobs (ten groups)');

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import { engine, migratedStore } from '../helpers/harness.ts';
 import { recordStatements, type Statement } from '../helpers/statements.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { claimJobs, completeJobs, enqueueJob, vacuumJobs } from '../../src/jobs/queue.ts';
 import { JobWorker } from '../../src/jobs/worker.ts';
 import type { Store } from '../../src/store/db.ts';
@@ -96,27 +97,21 @@ describe('the job queue on PostgreSQL', { skip: engine === 'postgres' ? false : 
     worker.registerInTransaction('transaction.process', async () => undefined);
     worker.vacuumAfterClaims(100);
     const log = recordStatements();
+    const vacuums = () => log.takeWithValues().filter((s) => /^vacuum/i.test(s.text)).length;
     await queue(store, 90, 2_000_000);
     worker.start();
     try {
-      const vacuums = () => log.take().filter((text) => /^vacuum/i.test(text)).length;
-      let seen = 0;
-      for (let waited = 0; waited < 100 && (await pendingJobs(store)) > 0; waited++) await sleep(50);
-      seen += vacuums();
-      assert.equal(seen, 0, 'no vacuum after 90 claims');
+      await waitFor(async () => (await pendingJobs(store)) === 0, 'the first 90 jobs to run');
+      assert.equal(vacuums(), 0, 'no vacuum after 90 claims');
       await queue(store, 20, 3_000_000);
-      for (let waited = 0; waited < 100 && seen === 0; waited++) {
-        await sleep(50);
-        seen += vacuums();
-      }
+      let seen = 0;
+      await waitFor(() => (seen += vacuums()) > 0, 'a vacuum once the claims pass 100');
       assert.equal(seen, 1, 'one vacuum once the claims passed 100');
     } finally {
       await worker.stop();
     }
   });
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function pendingJobs(store: Store): Promise<number> {
   const row = await store.db

@@ -71,6 +71,17 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     await runCliOk(['migrate'], { ...process.env, ...env });
     server = await spawnServer({ ...env, DATABASE_POOL_SIZE: '10' });
   });
+  /** Rows of `text` on the database itself, past the pooler. */
+  async function pastThePooler(text: string): Promise<Record<string, unknown>[]> {
+    const connection = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await connection.connect();
+    try {
+      return (await connection.query(text)).rows;
+    } finally {
+      await connection.end();
+    }
+  }
+
   after(async () => {
     await server?.stop();
     await bouncer?.stop();
@@ -130,17 +141,11 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
-    const direct = new pg.Client({ connectionString: database.env.DATABASE_URL });
-    await direct.connect();
-    try {
-      const { rows } = await direct.query(
-        "select count(*)::int as n from pg_locks where locktype = 'advisory' and database = " +
-          '(select oid from pg_database where datname = current_database())',
-      );
-      assert.equal(rows[0].n, 0, 'no advisory lock is left on a server connection');
-    } finally {
-      await direct.end();
-    }
+    const [locks] = await pastThePooler(
+      "select count(*)::int as n from pg_locks where locktype = 'advisory' and database = " +
+        '(select oid from pg_database where datname = current_database())',
+    );
+    assert.equal(locks?.n, 0, 'no advisory lock is left on a server connection');
   });
 
   it("vacuums the job table through it, two processes at once (the worker's upkeep, jobs/queue.ts)", async () => {
@@ -153,13 +158,7 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
-    const direct = new pg.Client({ connectionString: database.env.DATABASE_URL });
-    await direct.connect();
-    try {
-      const { rows } = await direct.query("select vacuum_count from pg_stat_user_tables where relname = 'jobs'");
-      assert.ok(Number(rows[0].vacuum_count) >= 3, `the vacuums ran (${rows[0].vacuum_count} counted)`);
-    } finally {
-      await direct.end();
-    }
+    const [jobs] = await pastThePooler("select vacuum_count from pg_stat_user_tables where relname = 'jobs'");
+    assert.ok(Number(jobs?.vacuum_count) >= 3, `the vacuums ran (${jobs?.vacuum_count} counted)`);
   });
 });
