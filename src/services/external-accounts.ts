@@ -79,7 +79,8 @@ function duplicate(): AppError {
  */
 export type AccountView = 'any' | 'platform';
 
-const accountById = statement((db, { id }: { id: string }) =>
+/** Any account by id, in or out of scope: callers check the scope (usableExternalAccount). */
+export const accountById = statement((db, { id }: { id: string }) =>
   db.selectFrom('external_accounts').selectAll().where('id', '=', id),
 );
 const platformAccountById = statement((db, { id }: { id: string }) =>
@@ -186,13 +187,17 @@ async function createExternalAccountInTx(
 }
 
 /** The account if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise). */
-async function requireUsableExternalAccount(
-  trx: Db | Tx,
+/**
+ * `row` (read by id) as an account in scope that can send or receive a payment, or the error that names
+ * `field`. Apart from the read, for a caller that reads the account together with another one.
+ */
+export function usableExternalAccount(
+  row: ExternalAccountsTable | undefined,
   scope: Scope,
   id: string,
-  field = 'accountId',
-): Promise<ExternalAccountsTable> {
-  const row = await load(trx, scope, id);
+  field: string,
+): ExternalAccountsTable {
+  if (!row || !inScope(row, scope)) throw notFound('External account', id);
   if (!isUsable(row))
     throw invalidInput(
       field,
@@ -200,6 +205,15 @@ async function requireUsableExternalAccount(
       'accountStatus',
     );
   return row;
+}
+
+async function requireUsableExternalAccount(
+  trx: Db | Tx,
+  scope: Scope,
+  id: string,
+  field = 'accountId',
+): Promise<ExternalAccountsTable> {
+  return usableExternalAccount(await accountById.first(trx, { id }), scope, id, field);
 }
 
 async function create(

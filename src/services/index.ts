@@ -105,7 +105,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     externalAccounts,
     transactions,
     rates,
-    transfers: makeTransferService(ctx, worker, transactions, externalAccounts),
+    transfers: makeTransferService(ctx, worker, transactions),
     quotes: makeQuoteService(ctx, worker, transactions, externalAccounts, customers, rates),
     beneficialOwners,
     invitations,

@@ -54,8 +54,10 @@ describe('statements on the money path', () => {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const request = statements.take();
+    const accountReads = request.filter((s) => /^select .*"(ledger|external)_accounts"/i.test(s));
+    assert.equal(accountReads.length, 1, `both accounts in one read:\n${request.join('\n')}`);
     if (engine === 'postgres') {
-      // Two reads (the accounts), then every row in one statement that commits by itself: no BEGIN, no
+      // One read (both accounts), then every row in one statement that commits by itself: no BEGIN, no
       // COMMIT, and a request authenticated before any of it.
       const changes = request.filter((s) => !/^select /i.test(s));
       assert.equal(

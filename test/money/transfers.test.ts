@@ -138,26 +138,32 @@ describe('transfers without a quote', () => {
       assert.equal(res.status, status, JSON.stringify(body));
       assert.equal(res.body.details.field, field, JSON.stringify(res.body));
     }
-    assert.equal(
-      (
-        await p.api.post('/transfer-out', {
-          source: { accountId: 'InternalAccount:00000000-0000-7000-8000-000000000000' },
-          destination: { accountId: usd },
-          amount: 10,
-        })
-      ).status,
-      404,
-    );
-    assert.equal(
-      (
-        await p.api.post('/transfer-out', {
-          source: { accountId },
-          destination: { accountId: 'ExternalAccount:00000000-0000-7000-8000-000000000000' },
-          amount: 10,
-        })
-      ).status,
-      404,
-    );
+    // Either account missing: the 404 names the one that is, whichever side of the transfer it is on.
+    const noInternal = 'InternalAccount:00000000-0000-7000-8000-000000000000';
+    const noExternal = 'ExternalAccount:00000000-0000-7000-8000-000000000000';
+    const missing: Array<[string, unknown, string, string]> = [
+      ['/transfer-out', { source: { accountId: noInternal }, destination: { accountId: usd } }, 'Internal', noInternal],
+      ['/transfer-out', { source: { accountId }, destination: { accountId: noExternal } }, 'External', noExternal],
+      [
+        '/transfer-out',
+        { source: { accountId: noInternal }, destination: { accountId: noExternal } },
+        'Internal',
+        noInternal,
+      ],
+      ['/transfer-in', { source: { accountId: usd }, destination: { accountId: noInternal } }, 'Internal', noInternal],
+      ['/transfer-in', { source: { accountId: noExternal }, destination: { accountId } }, 'External', noExternal],
+      [
+        '/transfer-in',
+        { source: { accountId: noExternal }, destination: { accountId: noInternal } },
+        'External',
+        noExternal,
+      ],
+    ];
+    for (const [path, accounts, side, id] of missing) {
+      const res = await p.api.post(path, { ...(accounts as object), amount: 10 });
+      assert.equal(res.status, 404, `${path} ${JSON.stringify(accounts)}`);
+      assert.deepEqual(res.body.details, { id, resource: `${side} account` }, JSON.stringify(res.body));
+    }
     // An INACTIVE account takes no money.
     assert.equal((await p.api.delete(`/customers/external-accounts/${usd}`)).status, 204);
     const inactive = await p.api.post('/transfer-out', {
