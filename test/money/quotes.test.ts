@@ -424,6 +424,23 @@ describe('quotes', () => {
     }
     const prod = await p.prod.post('/quotes', base);
     assert.equal(prod.status, 404, 'sandbox accounts do not exist in production');
+    // Either account missing: the 404 names the one that is, the source first when both are.
+    const noInternal = 'InternalAccount:00000000-0000-7000-8000-000000000000';
+    const noExternal = 'ExternalAccount:00000000-0000-7000-8000-000000000000';
+    const missing: Array<[string, string, string, string]> = [
+      [noInternal, destination, 'Internal', noInternal],
+      [payer.accountId, noExternal, 'External', noExternal],
+      [noInternal, noExternal, 'Internal', noInternal],
+    ];
+    for (const [from, to, side, id] of missing) {
+      const res = await p.api.post('/quotes', {
+        ...base,
+        source: { sourceType: 'ACCOUNT', accountId: from },
+        destination: { destinationType: 'ACCOUNT', accountId: to },
+      });
+      assert.equal(res.status, 404, `${from} → ${to}`);
+      assert.deepEqual(res.body.details, { id, resource: `${side} account` }, JSON.stringify(res.body));
+    }
     assert.equal((await p.api.get('/quotes/Quote:00000000-0000-7000-8000-000000000000')).body.code, 'QUOTE_NOT_FOUND');
   });
 

@@ -7,6 +7,8 @@ import { accountQuote, eventTypes, externalAccount, fundedCustomer, transferOut 
 // What the money path sends to the database, statement by statement: on PostgreSQL each one is a round
 // trip, and the service's throughput follows their number (docs/performance.md, "Where the time goes").
 const writes = (log: string[], table: string) => log.filter((s) => new RegExp(`insert into "${table}"`, 'i').test(s));
+/** The reads of a payment's accounts, internal or external. */
+const accountReads = (log: string[]) => log.filter((s) => /^select .*"(ledger|external)_accounts"/i.test(s));
 /** Every UPDATE of `table`, whether a statement of its own or one part of a statement's WITH. */
 const updates = (log: string[], table: string) =>
   log.flatMap((s) => s.match(new RegExp(`(?:^|as \\()update "${table}"`, 'gi')) ?? []);
@@ -54,8 +56,7 @@ describe('statements on the money path', () => {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const request = statements.take();
-    const accountReads = request.filter((s) => /^select .*"(ledger|external)_accounts"/i.test(s));
-    assert.equal(accountReads.length, 1, `both accounts in one read:\n${request.join('\n')}`);
+    assert.equal(accountReads(request).length, 1, `both accounts in one read:\n${request.join('\n')}`);
     if (engine === 'postgres') {
       // One read (both accounts), then every row in one statement that commits by itself: no BEGIN, no
       // COMMIT, and a request authenticated before any of it.
@@ -122,6 +123,7 @@ describe('statements on the money path', () => {
     const quote = await accountQuote(p, accountId, destination, 1_000);
     const creation = statements.take();
     assert.deepEqual(quoteReads(creation), [], `the new quote is not read back:\n${creation.join('\n')}`);
+    assert.equal(accountReads(creation).length, 1, `its two accounts in one read:\n${creation.join('\n')}`);
     assert.deepEqual((await p.api.get(`/quotes/${quote.id}`)).body, quote, 'the answer is what was stored');
 
     await newWindow();

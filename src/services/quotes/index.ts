@@ -15,7 +15,7 @@ import { railOutcome } from '../transfers.ts';
 import { executeQuote, expireIfDue, type QuoteRunner, registerQuoteExpiry, sandboxSend } from './execution.ts';
 import { quoteRow, priceQuote, transactionDraft } from './pricing.ts';
 import { listQuotes, loadQuote, type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';
-import { checkLookup, type QuoteParties, resolveDestination, resolveSource } from './resolution.ts';
+import { checkLookup, type QuoteParties, readQuoteAccounts, resolveDestination, resolveSource } from './resolution.ts';
 
 export { type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';
 
@@ -82,8 +82,9 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
   }
   const quoteId = newId('Quote');
   const row = await ctx.store.tx(async (trx) => {
-    const source = await resolveSource(deps, trx, scope, input.source);
-    const destination = await resolveDestination(deps, trx, scope, input.destination);
+    const accounts = await readQuoteAccounts(trx, input);
+    const source = await resolveSource(deps, trx, scope, input.source, accounts);
+    const destination = await resolveDestination(deps, trx, scope, input.destination, accounts);
     if (input.lookupId !== undefined) await checkLookup(trx, scope, input.lookupId, destination);
     const nowMs = scopeNowMs(ctx, scope);
     const terms = { quoteId, source, destination, input, nowMs, ttlMs: ctx.config.quoteTtlMs };

@@ -12,9 +12,14 @@ import type { Tx } from '../../store/db.ts';
 import type { ExternalAccountsTable } from '../../store/schema.ts';
 import { type Scope } from '../../context.ts';
 import type { CustomerService } from '../customers.ts';
-import type { ExternalAccountService } from '../external-accounts.ts';
+import { type ExternalAccountService, usableExternalAccount } from '../external-accounts.ts';
 import { requireLookup } from '../receiver-lookups.ts';
-import { requireInternalAccount } from '../transfers.ts';
+import {
+  ownedInternalAccount,
+  readPaymentAccounts,
+  requireInternalAccount,
+  type PaymentAccountRows,
+} from '../payment-accounts.ts';
 import type { QuoteInput } from './queries.ts';
 
 /** How a quote's money reaches the in-flight account when it runs. */
@@ -65,11 +70,24 @@ export interface QuoteParties {
   externalAccounts: ExternalAccountService;
 }
 
+/**
+ * The rows of a quote's two accounts in one read, when its source is an internal account and its destination
+ * an external one (the common quote); undefined for any other pair, whose ends are read as they resolve.
+ */
+export function readQuoteAccounts(trx: Tx, input: QuoteInput): Promise<PaymentAccountRows> | undefined {
+  const from = input.source.sourceType === 'ACCOUNT' ? input.source.accountId : undefined;
+  const to = input.destination.destinationType === 'ACCOUNT' ? input.destination.accountId : undefined;
+  if (from === undefined || from.startsWith('ExternalAccount:') || to === undefined) return undefined;
+  return readPaymentAccounts(trx, from, to);
+}
+
+/** `read` holds the source's row when readQuoteAccounts read it. */
 export async function resolveSource(
   parties: QuoteParties,
   trx: Tx,
   scope: Scope,
   input: QuoteInput['source'],
+  read?: PaymentAccountRows,
 ): Promise<ResolvedSource> {
   if (input.sourceType === 'REALTIME_FUNDING') {
     const code = required(input.currency, 'source.currency', 'for REALTIME_FUNDING');
@@ -117,7 +135,10 @@ export async function resolveSource(
       umaAddress: customer?.uma_address ?? null,
     };
   }
-  const { account, owner, umaAddress: uma } = await requireInternalAccount(trx, scope, accountId, 'source.accountId');
+  const owned = read
+    ? ownedInternalAccount(read.internal, scope, accountId, 'source.accountId')
+    : await requireInternalAccount(trx, scope, accountId, 'source.accountId');
+  const { account, owner, umaAddress: uma } = owned;
   if (input.customerId !== undefined && input.customerId !== owner.customer_id) {
     throw invalidInput('source.customerId', `source.customerId does not own ${accountId}`, 'owner');
   }
@@ -148,21 +169,20 @@ function accountDestination(
   };
 }
 
+/** `read` holds the destination's row when readQuoteAccounts read it. */
 export async function resolveDestination(
   parties: QuoteParties,
   trx: Tx,
   scope: Scope,
   input: QuoteInput['destination'],
+  read?: PaymentAccountRows,
 ): Promise<ResolvedDestination> {
   switch (input.destinationType) {
     case 'ACCOUNT': {
       const accountId = required(input.accountId, 'destination.accountId', 'for an ACCOUNT destination');
-      const account = await parties.externalAccounts.requireUsableExternalAccount(
-        trx,
-        scope,
-        accountId,
-        'destination.accountId',
-      );
+      const account = read
+        ? usableExternalAccount(read.external, scope, accountId, 'destination.accountId')
+        : await parties.externalAccounts.requireUsableExternalAccount(trx, scope, accountId, 'destination.accountId');
       return accountDestination(account, { destinationType: 'ACCOUNT' }, input.paymentRail);
     }
     case 'EXTERNAL_ACCOUNT_DETAILS':
