@@ -4,6 +4,7 @@
 import { AppError, notFound } from '../domain/errors.ts';
 import type { Tx } from '../store/db.ts';
 import { statement } from '../store/compiled.ts';
+import { everyColumnOf, prefixedColumns, splitPrefixed } from '../store/joined-rows.ts';
 import type { ExternalAccountsTable, LedgerAccountsTable, TransactionsTable } from '../store/schema.ts';
 import { inScope, type Scope } from '../context.ts';
 import { accountById } from './external-accounts.ts';
@@ -67,8 +68,8 @@ export async function requireInternalAccount(
 }
 
 /** Read beside an external account's columns, an internal account's (and its owner's) carry this prefix. */
-const INTERNAL = 'internal_';
-const LEDGER_ACCOUNT_COLUMNS = [
+const INTERNAL = 'internal__';
+const LEDGER_ACCOUNT_COLUMNS = everyColumnOf<LedgerAccountsTable>()([
   'id',
   'platform_id',
   'environment',
@@ -78,12 +79,7 @@ const LEDGER_ACCOUNT_COLUMNS = [
   'balance',
   'created_at',
   'updated_at',
-] as const satisfies readonly (keyof LedgerAccountsTable)[];
-// A column added to ledger_accounts but not to the list above fails to compile here.
-const everyLedgerColumn: [Exclude<keyof LedgerAccountsTable, (typeof LEDGER_ACCOUNT_COLUMNS)[number]>] extends [never]
-  ? true
-  : never = true;
-void everyLedgerColumn;
+]);
 
 /** A payment's two accounts in one statement. It answers a row only when both exist. */
 const paymentAccountsById = statement((db, { internalId, externalId }: { internalId: string; externalId: string }) =>
@@ -92,8 +88,8 @@ const paymentAccountsById = statement((db, { internalId, externalId }: { interna
     .innerJoin('external_accounts', (join) => join.on('external_accounts.id', '=', externalId))
     .leftJoin('customers', 'customers.id', 'ledger_accounts.owner')
     .selectAll('external_accounts')
-    .select(LEDGER_ACCOUNT_COLUMNS.map((column) => `ledger_accounts.${column} as ${INTERNAL}${column}` as const))
-    .select(OWNER_COLUMNS.map((column) => `customers.${column} as ${INTERNAL}${column}` as const))
+    .select(prefixedColumns('ledger_accounts', LEDGER_ACCOUNT_COLUMNS, INTERNAL))
+    .select(prefixedColumns('customers', OWNER_COLUMNS, INTERNAL))
     .where('ledger_accounts.id', '=', internalId)
     .where('ledger_accounts.kind', 'in', INTERNAL_ACCOUNT_KINDS),
 );
@@ -121,11 +117,6 @@ export async function readPaymentAccounts(
       external: await accountById.first(trx, { id: externalId }),
     };
   }
-  const internal: Record<string, unknown> = {};
-  const external: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) {
-    if (name.startsWith(INTERNAL)) internal[name.slice(INTERNAL.length)] = value;
-    else external[name] = value;
-  }
-  return { internal: internal as InternalAccountRow, external: external as unknown as ExternalAccountsTable };
+  const { plain, prefixed } = splitPrefixed(row, INTERNAL);
+  return { internal: prefixed, external: plain };
 }

@@ -131,6 +131,10 @@ describe('statements on the money path', () => {
     assert.equal(executed.status, 200, JSON.stringify(executed.body));
     const execution = statements.take();
     assert.equal(quoteReads(execution).length, 1, `the quote's row is read once:\n${execution.join('\n')}`);
+    const paymentReads = execution.filter((s) => /^select .*"transactions"/i.test(s));
+    assert.equal(paymentReads.length, 1, `the quote and its payment in one read:\n${execution.join('\n')}`);
+    assert.match(paymentReads[0]!, /from "quotes"/i, 'the payment is read with its quote');
+    if (engine === 'postgres') assert.match(paymentReads[0]!, /for update of "transactions"/i, 'and locked by it');
     assert.deepEqual(
       updates(execution, 'quotes'),
       [],

@@ -30,6 +30,7 @@ import {
   toTransaction,
 } from './queries.ts';
 
+export { keepLocked } from './queries.ts';
 export {
   type Failure,
   RAIL_FAILURE,

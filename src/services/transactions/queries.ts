@@ -137,7 +137,14 @@ const lockedAhead = new WeakMap<Tx, Map<string, TransactionsTable>>();
  * the loadForUpdate calls that follow in the same transaction: each takes its row from here once.
  */
 export async function lockTogether(trx: Tx, ids: string[]): Promise<void> {
-  const rows = await transactionsForUpdate.rows(trx, { ids });
+  keepLocked(trx, await transactionsForUpdate.rows(trx, { ids }));
+}
+
+/**
+ * Payment rows the caller read under lock (`FOR UPDATE` on PostgreSQL) in a statement of its own, such as
+ * one that reads them with another table's row, kept for the loadForUpdate calls that follow.
+ */
+export function keepLocked(trx: Tx, rows: TransactionsTable[]): void {
   lockedAhead.set(trx, new Map(rows.map((row) => [row.id, row])));
 }
 
