@@ -87,10 +87,18 @@ const platformAccountById = statement((db, { id }: { id: string }) =>
   db.selectFrom('external_accounts').selectAll().where('id', '=', id).where('customer_id', 'is', null),
 );
 
-async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
-  const row = await (view === 'platform' ? platformAccountById : accountById).first(trx, { id });
+/** `row` (read by id) if it is in scope; the 404 otherwise. */
+function inScopeOrNotFound(row: ExternalAccountsTable | undefined, scope: Scope, id: string): ExternalAccountsTable {
   if (!row || !inScope(row, scope)) throw notFound('External account', id);
   return row;
+}
+
+async function load(trx: Db | Tx, scope: Scope, id: string, view: AccountView = 'any'): Promise<ExternalAccountsTable> {
+  return inScopeOrNotFound(
+    await (view === 'platform' ? platformAccountById : accountById).first(trx, { id }),
+    scope,
+    id,
+  );
 }
 
 /**
@@ -186,10 +194,9 @@ async function createExternalAccountInTx(
   return toExternalAccount(row);
 }
 
-/** The account if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise). */
 /**
- * `row` (read by id) as an account in scope that can send or receive a payment, or the error that names
- * `field`. Apart from the read, for a caller that reads the account together with another one.
+ * `row` (read by id) if it is in scope (404 otherwise) and may take payments (400 naming `field` otherwise).
+ * Apart from the read, for a caller that reads the account together with another one.
  */
 export function usableExternalAccount(
   row: ExternalAccountsTable | undefined,
@@ -197,16 +204,17 @@ export function usableExternalAccount(
   id: string,
   field: string,
 ): ExternalAccountsTable {
-  if (!row || !inScope(row, scope)) throw notFound('External account', id);
-  if (!isUsable(row))
+  const account = inScopeOrNotFound(row, scope, id);
+  if (!isUsable(account))
     throw invalidInput(
       field,
-      `External account ${id} is ${row.status}; only ACTIVE accounts can send or receive payments`,
+      `External account ${id} is ${account.status}; only ACTIVE accounts can send or receive payments`,
       'accountStatus',
     );
-  return row;
+  return account;
 }
 
+/** The account by id, checked as usableExternalAccount checks it. */
 async function requireUsableExternalAccount(
   trx: Db | Tx,
   scope: Scope,
