@@ -7,6 +7,9 @@
  *     canned Transaction), and Prism's mock of the public contract when BENCH_PRISM=1;
  *   - raw-SQL ceiling: the rows one full lifecycle writes (captured by diffing the tables), written
  *     straight to a database of the same engine (bench/lib/raw-sql.ts);
+ *   - the same rows behind HTTP (bench/raw-sql-server.ts): the stateless baseline's Fastify and validation,
+ *     then the ceiling's writes, the rail step's after the answer: what any service writing these rows over
+ *     HTTP would reach here if it did nothing else, so what a goal set against Prism leaves room for;
  *   - full lifecycle: after each round, the time until every accepted payment is terminal;
  *   - rounds: three, the third against the first; the server's peak RSS;
  *   - CPU per lifecycle: the server's process and the ceiling's, each with PostgreSQL's beside it (bench/lib/cpu.ts):
@@ -26,10 +29,12 @@
  *
  * Every loop is bounded by time and count; all traffic stays on 127.0.0.1.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort, runCommand, spawnDaemon, spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
 import { waitFor } from '../test/helpers/wait.ts';
-import { captureLifecycle, describeLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
+import { captureLifecycle, describeLifecycle, saveLifecycle, type Lifecycle } from './lib/lifecycle-rows.ts';
 import { call, peakRssMb, percentile, ratio, saturate, target, x, type Result, type Target } from './lib/load.ts';
 import { cpuNow, cpuSince, type CpuReading, type CpuSplit } from './lib/cpu.ts';
 import { pgCeiling, sqliteCeiling, type Ceiling } from './lib/raw-sql.ts';
@@ -46,6 +51,7 @@ import {
   unsettled,
   type BenchPlatform,
   type Engine,
+  type Payer,
 } from './lib/setup.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -64,8 +70,21 @@ interface Round {
   drainS: number;
   left: number;
   ceiling: { lifecycles: number; seconds: number };
-  /** CPU seconds the round's service phase (load and drain) and its ceiling took, each with PostgreSQL's. */
-  cpu: { server: CpuSplit; ceiling: CpuSplit };
+  /** The ceiling's rows behind HTTP: its load, the wait until its payments are terminal, and the rows it wrote. */
+  rawHttp: Result;
+  rawHttpDrainS: number;
+  rawHttpLeft: number;
+  rawHttpMissing: number;
+  /** CPU seconds of the round's service phase (load and drain), its ceiling and the ceiling behind HTTP. */
+  cpu: { server: CpuSplit; ceiling: CpuSplit; rawHttp: CpuSplit };
+}
+
+/** Where the ceiling's rows go: its database, its platform, and a monitor that reads them back. */
+interface CeilingSide {
+  ceiling: Ceiling;
+  platform: BenchPlatform;
+  monitor: Awaited<ReturnType<typeof open>>;
+  http: Target;
 }
 
 async function transferLoad(t: Target, p: BenchPlatform, seconds: number): Promise<Result> {
@@ -74,6 +93,28 @@ async function transferLoad(t: Target, p: BenchPlatform, seconds: number): Promi
     seconds,
     CONCURRENCY,
   );
+}
+
+/** The platform's payments, whatever their status. */
+async function payments(monitor: Awaited<ReturnType<typeof open>>, p: BenchPlatform): Promise<number> {
+  const row = await monitor.store.db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('platform_id', '=', p.scope.platformId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The ceiling behind HTTP for `seconds`, then the wait until its payments are terminal. `missing`: accepted
+ * transfer-outs whose payment row is not there (a check that the server wrote what it answered 201 for).
+ */
+async function rawHttpRound(side: CeilingSide, seconds: number) {
+  const before = await payments(side.monitor, side.platform);
+  const result = await transferLoad(side.http, side.platform, seconds);
+  const { drainS, left } = await drain(side.monitor, side.platform);
+  const missing = result.ops - ((await payments(side.monitor, side.platform)) - before);
+  return { result, drainS, left, missing };
 }
 
 /** Seconds until no payment of the platform is PENDING or PROCESSING (or the limit), and how many are left. */
@@ -119,15 +160,15 @@ async function startPrism(): Promise<Target | undefined> {
 const stops: Array<() => Promise<void>> = [];
 
 async function rounds(
-  cpu: { server: () => CpuReading; ceiling: () => CpuReading },
+  cpu: { server: () => CpuReading; ceiling: () => CpuReading; rawHttp: () => CpuReading },
   server: Target,
   baseline: Target,
   prism: Target | undefined,
-  ceiling: Ceiling,
+  side: CeilingSide,
   p: BenchPlatform,
-  ceilingPlatform: BenchPlatform,
   monitor: Awaited<ReturnType<typeof open>>,
 ): Promise<Round[]> {
+  const { ceiling, platform: ceilingPlatform } = side;
   // Warm-up, not counted: every party for a round's length (JIT, pools, page cache). On PostgreSQL the server's
   // optimizing compiler is busy for several seconds of load (perf: a quarter of its CPU in the first second, a
   // twentieth by the tenth); a one-second warm-up left its first round a fifth slower than the next two.
@@ -136,6 +177,7 @@ async function rounds(
   await transferLoad(baseline, p, WARMUP_SECONDS);
   if (prism) await transferLoad(prism, p, WARMUP_SECONDS);
   await ceiling.run(ceilingPlatform.payers, WARMUP_SECONDS, CONCURRENCY);
+  await rawHttpRound(side, WARMUP_SECONDS);
   const out: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const base = await transferLoad(baseline, p, SECONDS);
@@ -146,8 +188,23 @@ async function rounds(
     const serverCpu = cpuSince(serverFrom, cpu.server());
     const ceilingFrom = cpu.ceiling();
     const ceil = await ceiling.run(ceilingPlatform.payers, SECONDS, CONCURRENCY);
-    const used = { server: serverCpu, ceiling: cpuSince(ceilingFrom, cpu.ceiling()) };
-    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil, cpu: used });
+    const ceilingCpu = cpuSince(ceilingFrom, cpu.ceiling());
+    const rawHttpFrom = cpu.rawHttp();
+    const raw = await rawHttpRound(side, SECONDS);
+    const used = { server: serverCpu, ceiling: ceilingCpu, rawHttp: cpuSince(rawHttpFrom, cpu.rawHttp()) };
+    out.push({
+      baseline: base,
+      prism: prismResult,
+      server: srv,
+      drainS,
+      left,
+      ceiling: ceil,
+      rawHttp: raw.result,
+      rawHttpDrainS: raw.drainS,
+      rawHttpLeft: raw.left,
+      rawHttpMissing: raw.missing,
+      cpu: used,
+    });
   }
   return out;
 }
@@ -220,6 +277,7 @@ function cpuPerLifecycle(rs: Round[]): string {
   const sum = (f: (r: Round) => number) => rs.reduce((total, r) => total + f(r), 0);
   const served = sum((r) => r.server.ops);
   const replayed = sum((r) => r.ceiling.lifecycles);
+  const overHttp = sum((r) => r.rawHttp.ops);
   if (sum((r) => r.cpu.server.own) === 0) return 'n/a (no /proc)';
   // PostgreSQL's part is shown wherever it was read, even when a short round used less than a clock tick of it.
   const side = (who: string, split: (r: Round) => CpuSplit, n: number) => {
@@ -229,7 +287,8 @@ function cpuPerLifecycle(rs: Round[]): string {
     return `${who} ${ms(own, n)}${read ? ` + PostgreSQL ${ms(postgres, n)}` : ''}`;
   };
   const server = side('server', (r) => r.cpu.server, served);
-  return `${server};  raw-SQL ceiling: ${side('its process', (r) => r.cpu.ceiling, replayed)}`;
+  const ceiling = side('its process', (r) => r.cpu.ceiling, replayed);
+  return `${server};  raw-SQL ceiling: ${ceiling};  behind HTTP: ${side('its server', (r) => r.cpu.rawHttp, overHttp)}`;
 }
 
 function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhooks, rssMb: number[]): void {
@@ -238,8 +297,11 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
   const lifecycles = mean(rs.map((r) => r.server.ops / (r.server.seconds + r.drainS)));
   const base = mean(rs.map((r) => r.baseline.perSecond));
   const ceiling = mean(rs.map((r) => r.ceiling.lifecycles / r.ceiling.seconds));
-  const left = rs.reduce((n, r) => n + r.left, 0);
+  const rawHttp = mean(rs.map((r) => r.rawHttp.ops / (r.rawHttp.seconds + r.rawHttpDrainS)));
+  const left = rs.reduce((n, r) => n + r.left + r.rawHttpLeft, 0);
+  const missing = rs.reduce((n, r) => n + r.rawHttpMissing, 0);
   const errors = rs.reduce((n, r) => n + r.server.errors, 0);
+  const rawHttpErrors = rs.reduce((n, r) => n + r.rawHttp.errors, 0);
   const latency = (p: 'p50' | 'p99') => ratio(mean(rs.map((r) => r.server[p])), mean(rs.map((r) => r.baseline[p])));
   const first = rs[0]!;
   const third = rs[rs.length - 1]!;
@@ -251,26 +313,33 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
     `  RATIO transfer-out full lifecycle / stateless        ${x(ratio(lifecycles, base))}`,
   ];
   const prism = rs.every((r) => r.prism) ? mean(rs.map((r) => r.prism!.perSecond)) : undefined;
-  // The ceiling against Prism says what a Prism goal asks here: a goal above it asks more than raw SQL does.
+  // The ceilings against Prism say what a Prism goal asks here: a goal above the one behind HTTP asks more
+  // than any service writing these rows over HTTP could do on this machine.
   if (prism !== undefined)
     lines.push(
       `  RATIO transfer-out full lifecycle / Prism mock        ${x(ratio(lifecycles, prism))}`,
       `  RATIO raw-SQL ceiling / Prism mock                   ${x(ratio(ceiling, prism))}`,
+      `  RATIO raw SQL behind HTTP / Prism mock               ${x(ratio(rawHttp, prism))}`,
     );
   lines.push(
     `  RATIO transfer-out full lifecycle / raw-SQL ceiling  ${x(ratio(lifecycles, ceiling))}`,
+    `  RATIO transfer-out full lifecycle / raw SQL behind HTTP  ${x(ratio(lifecycles, rawHttp))}`,
     `  RATIO round 3 / round 1: server ${x(ratio(third.server.perSecond, first.server.perSecond))}` +
       `, stateless baseline ${x(ratio(third.baseline.perSecond, first.baseline.perSecond))} (the machine's drift)`,
     `  drain after each round (s)  ${rs.map((r) => r.drainS.toFixed(2)).join(' / ')}` +
-      (left > 0 ? `   NOT TERMINAL: ${left} payments still pending after ${DRAIN_LIMIT_S} s` : '   all terminal'),
+      `; raw SQL behind HTTP ${rs.map((r) => r.rawHttpDrainS.toFixed(2)).join(' / ')}` +
+      (left > 0 ? `   NOT TERMINAL: ${left} payments still pending after ${DRAIN_LIMIT_S} s` : '   all terminal') +
+      (missing !== 0 ? `   ROWS MISSING: ${missing} accepted behind HTTP without their payment` : ''),
     `  latency at saturation, server / baseline: p50 ${x(latency('p50'))}, p99 ${x(latency('p99'))}`,
     `  CPU per full lifecycle (ms)  ${cpuPerLifecycle(rs)}`,
     `  webhook drain   ${hooks.events} events, ${hooks.perSecond.toFixed(0)}/s, event → receiver p50 ` +
       `${hooks.p50.toFixed(0)} ms p99 ${hooks.p99.toFixed(0)} ms` +
       (hooks.missing ? `, ${hooks.missing} NOT RECEIVED` : ''),
-    `  server peak RSS ${rssMb.map((mb) => mb.toFixed(0)).join(' + ')} MB   (failed requests: ${errors})`,
+    `  server peak RSS ${rssMb.map((mb) => mb.toFixed(0)).join(' + ')} MB   (failed requests: ${errors}` +
+      `; behind HTTP: ${rawHttpErrors})`,
     `  absolute, this machine now: server ${accepted.toFixed(0)}/s accepted, baseline ${base.toFixed(0)}/s, ` +
-      `${prism === undefined ? '' : `Prism ${prism.toFixed(0)}/s, `}ceiling ${ceiling.toFixed(0)} lifecycles/s`,
+      `${prism === undefined ? '' : `Prism ${prism.toFixed(0)}/s, `}ceiling ${ceiling.toFixed(0)} lifecycles/s, ` +
+      `behind HTTP ${rawHttp.toFixed(0)} lifecycles/s`,
   );
   console.log(lines.join('\n'));
 }
@@ -296,7 +365,25 @@ async function prepare(engine: Engine, ceilingEngine: Engine, receiver: Receiver
   const ceiling = ceilingEngine.env.DATABASE_URL
     ? pgCeiling(ceilingEngine.env.DATABASE_URL, ceilingLifecycle, POOL_SIZE * processes)
     : sqliteCeiling(ceilingEngine.env.DATA_DIR!, ceilingLifecycle);
-  return { main, hooks, lifecycle, ceiling, ceilingPlatform };
+  return { main, hooks, lifecycle, ceiling, ceilingPlatform, ceilingLifecycle };
+}
+
+/** The ceiling's rows behind HTTP (bench/raw-sql-server.ts), on the ceiling's database, with its lifecycle. */
+async function startRawHttp(ceilingEngine: Engine, lifecycle: Lifecycle, payers: Payer[], poolSize: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'payouts-bench-lifecycle-'));
+  const file = join(dir, 'lifecycle.json');
+  saveLifecycle(file, lifecycle, payers);
+  try {
+    const server = await spawnServer(
+      { ...ceilingEngine.env, BENCH_LIFECYCLE_FILE: file, BENCH_POOL_SIZE: String(poolSize) },
+      60_000,
+      { command: [process.execPath, '--import', 'tsx', 'bench/raw-sql-server.ts'] },
+    );
+    return { server, stop: async () => (await server.stop(), rmSync(dir, { recursive: true, force: true })) };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 async function benchEngine(label: Engine['label']): Promise<void> {
@@ -308,8 +395,18 @@ async function benchEngine(label: Engine['label']): Promise<void> {
   const processes = label === 'PostgreSQL' ? PROCESSES : 1;
   try {
     const prepared = await prepare(engine, ceilingEngine, receiver, processes);
-    const { main, hooks, lifecycle, ceiling, ceilingPlatform } = prepared;
+    const { main, hooks, lifecycle, ceiling, ceilingPlatform, ceilingLifecycle } = prepared;
     stops.push(() => ceiling.close());
+    const rawHttp = await startRawHttp(ceilingEngine, ceilingLifecycle, ceilingPlatform.payers, POOL_SIZE * processes);
+    stops.push(rawHttp.stop);
+    const ceilingMonitor = await open(ceilingEngine);
+    stops.push(() => ceilingMonitor.store.close());
+    const side: CeilingSide = {
+      ceiling,
+      platform: ceilingPlatform,
+      monitor: ceilingMonitor,
+      http: target(rawHttp.server.baseUrl, CONCURRENCY),
+    };
     for (let n = 0; n < processes; n++)
       servers.push(await spawnServer({ ...engine.env, JOB_POLL_MS: '50' }, undefined, BENCH_SERVER.options));
     const urls = servers.map((s) => s.baseUrl);
@@ -324,8 +421,12 @@ async function benchEngine(label: Engine['label']): Promise<void> {
     const pids = servers.map((s) => s.pid);
     const postgres = label === 'PostgreSQL';
     // The server's processes, and this one, which runs the ceiling.
-    const cpu = { server: () => cpuNow(pids, postgres), ceiling: () => cpuNow([], postgres) };
-    const rs = await rounds(cpu, serverTarget, baseTarget, prism, ceiling, main, ceilingPlatform, monitor);
+    const cpu = {
+      server: () => cpuNow(pids, postgres),
+      ceiling: () => cpuNow([], postgres),
+      rawHttp: () => cpuNow([rawHttp.server.pid], postgres),
+    };
+    const rs = await rounds(cpu, serverTarget, baseTarget, prism, side, main, monitor);
     const hookTarget = target(urls, CONCURRENCY, hooks.auth);
     const webhooks = await webhookDrain(hookTarget, hooks, receiver, monitor);
     report(
@@ -335,7 +436,7 @@ async function benchEngine(label: Engine['label']): Promise<void> {
       webhooks,
       servers.map((s) => peakRssMb(s.pid)),
     );
-    for (const t of [serverTarget, baseTarget, hookTarget, ...(prism ? [prism] : [])]) await t.pool.close();
+    for (const t of [serverTarget, baseTarget, hookTarget, side.http, ...(prism ? [prism] : [])]) await t.pool.close();
   } finally {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
     for (const s of servers) await s.stop();

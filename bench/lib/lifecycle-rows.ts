@@ -4,6 +4,7 @@
  * ceiling (bench/run.ts) and the growth seeder (bench/growth.ts) both replay them, so neither can drift
  * from what the service really writes: change the lifecycle and both follow.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { v7 as uuidv7 } from 'uuid';
 import type { Scope } from '../../src/context.ts';
 import type { Services } from '../../src/services/index.ts';
@@ -151,4 +152,20 @@ export function remap(l: Lifecycle, payer: Payer, shiftMs = 0) {
     for (const [k, v] of Object.entries(change.row)) row[k] = value(k, v);
     return { ...change, row };
   };
+}
+
+/** A captured lifecycle and the payers to replay it for, as a file another process reads (bigints kept). */
+export function saveLifecycle(file: string, lifecycle: Lifecycle, payers: Payer[]): void {
+  const text = JSON.stringify({ lifecycle, payers }, (_k, v: unknown) =>
+    typeof v === 'bigint' ? { bigint: v.toString() } : v,
+  );
+  writeFileSync(file, text);
+}
+
+export function loadLifecycle(file: string): { lifecycle: Lifecycle; payers: Payer[] } {
+  return JSON.parse(readFileSync(file, 'utf8'), (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && 'bigint' in v && Object.keys(v).length === 1
+      ? BigInt((v as { bigint: string }).bigint)
+      : v,
+  );
 }

@@ -1,10 +1,10 @@
 /**
  * The raw-SQL ceiling: the rows of one captured lifecycle (lifecycle-rows.ts) written straight to the
- * database, with no service, no HTTP and no ORM in between. PostgreSQL: one round trip per phase (the
- * phase's statements in one simple-protocol query wrapped in BEGIN/COMMIT) over a pool as large as the
- * server's. SQLite: better-sqlite3 on the same file settings as the service (WAL, synchronous=FULL), the
- * phases of all in-flight lifecycles in one commit, each in its own savepoint, as the service's group
- * commit does.
+ * database, with no service, no HTTP and no ORM in between (bench/raw-sql-server.ts puts the same writes
+ * behind HTTP). PostgreSQL: one round trip per phase (the phase's statements in one simple-protocol query
+ * wrapped in BEGIN/COMMIT) over a pool as large as the server's. SQLite: better-sqlite3 on the same file
+ * settings as the service (WAL, synchronous=FULL), the phases of all in-flight lifecycles in one commit, each
+ * in its own savepoint, as the service's group commit does.
  */
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
@@ -46,14 +46,112 @@ function statement(change: RowChange, literal?: Literal): { text: string; params
   return { text: `update ${table} set ${sets.join(', ')} where id = ${value(row.id)}`, params };
 }
 
+/** Writes one phase of one lifecycle (its row changes, already given fresh ids) as one unit. */
+export interface PhaseWriter {
+  write(changes: RowChange[]): Promise<void>;
+}
+
+const pgTransaction = (phases: RowChange[][]) =>
+  `begin;\n${phases.flatMap((changes) => changes.map((c) => statement(c, pgLiteral).text)).join(';\n')};\ncommit`;
+
+/** PostgreSQL: the phase's statements as one simple-protocol query between BEGIN and COMMIT, one round trip. */
+export function pgPhaseWriter(pool: pg.Pool): PhaseWriter {
+  return { write: async (changes) => void (await pool.query(pgTransaction([changes]))) };
+}
+
+/** A phase handed to a writer that writes several together, and how to tell its caller the outcome. */
+interface Waiting {
+  changes: RowChange[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** A writer that hands `run` every phase given to it while the event loop was busy, at the loop's next turn. */
+function atNextTurn(run: (group: Waiting[]) => void): PhaseWriter {
+  let waiting: Waiting[] = [];
+  const next = () => {
+    const group = waiting;
+    waiting = [];
+    run(group);
+  };
+  return {
+    write: (changes) =>
+      new Promise<void>((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(next);
+        const fail = (err: unknown) => reject(err instanceof Error ? err : new Error(String(err)));
+        waiting.push({ changes, resolve, reject: fail });
+      }),
+  };
+}
+
+/**
+ * PostgreSQL, as the service's worker writes its rail steps: the phases waiting at the next turn of the event
+ * loop, in groups of up to `groupSize`, each group one transaction in one round trip (one that fails fails its
+ * group).
+ */
+export function pgGroupWriter(pool: pg.Pool, groupSize: number): PhaseWriter {
+  return atNextTurn((waiting) => {
+    for (let i = 0; i < waiting.length; i += groupSize) {
+      const group = waiting.slice(i, i + groupSize);
+      pool.query(pgTransaction(group.map((w) => w.changes))).then(
+        () => group.forEach((w) => w.resolve()),
+        (err: unknown) => group.forEach((w) => w.reject(err)),
+      );
+    }
+  });
+}
+
+/** better-sqlite3 on the service's file settings (WAL, synchronous=FULL), each statement prepared once. */
+function sqliteFile(dataDir: string) {
+  const file = openSqliteFile(dataDir);
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  const exec = (change: RowChange) => {
+    const { text, params } = statement(change);
+    let s = prepared.get(text);
+    if (!s) prepared.set(text, (s = file.prepare(text)));
+    s.run(...params);
+  };
+  return { file, exec };
+}
+
+/**
+ * SQLite, as the service's group commit writes: the phases that arrive while the event loop is busy are
+ * written together at its next turn, in one commit, each in its own savepoint (one that fails alone is undone
+ * alone and rejected; the rest commit).
+ */
+export function sqliteGroupWriter(dataDir: string): PhaseWriter & { close(): void } {
+  const { file, exec } = sqliteFile(dataDir);
+  const writer = atNextTurn((group) => {
+    const failures = new Map<Waiting, unknown>();
+    file.exec('begin immediate');
+    for (const w of group) {
+      file.exec('savepoint unit');
+      try {
+        for (const c of w.changes) exec(c);
+      } catch (err) {
+        file.exec('rollback to unit');
+        failures.set(w, err);
+      }
+      file.exec('release unit');
+    }
+    file.exec('commit');
+    for (const w of group) {
+      if (failures.has(w)) w.reject(failures.get(w));
+      else w.resolve();
+    }
+  });
+  return { ...writer, close: () => file.close() };
+}
+
 export interface Ceiling {
-  /** Runs `count` lifecycles, `inFlight` at a time; resolves when all are written. */
+  /** Runs lifecycles for `seconds`, `inFlight` at a time; resolves when all are written. */
   run(payers: Payer[], seconds: number, inFlight: number): Promise<{ lifecycles: number; seconds: number }>;
   close(): Promise<void>;
 }
 
 export function pgCeiling(url: string, lifecycle: Lifecycle, poolSize: number): Ceiling {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const writer = pgPhaseWriter(pool);
   return {
     async run(payers, seconds, inFlight) {
       const started = performance.now();
@@ -64,10 +162,7 @@ export function pgCeiling(url: string, lifecycle: Lifecycle, poolSize: number): 
           const payer = payers[w % payers.length]!;
           while (performance.now() < deadline) {
             const fresh = remap(lifecycle, payer);
-            for (const phase of lifecycle.phases) {
-              const body = phase.changes.map((c) => statement(fresh(c), pgLiteral).text).join(';\n');
-              await pool.query(`begin;\n${body};\ncommit`);
-            }
+            for (const phase of lifecycle.phases) await writer.write(phase.changes.map(fresh));
             done++;
           }
         }),
@@ -79,14 +174,7 @@ export function pgCeiling(url: string, lifecycle: Lifecycle, poolSize: number): 
 }
 
 export function sqliteCeiling(dataDir: string, lifecycle: Lifecycle): Ceiling {
-  const file = openSqliteFile(dataDir);
-  const prepared = new Map<string, SqliteDatabase.Statement>();
-  const exec = (change: RowChange) => {
-    const { text, params } = statement(change);
-    let s = prepared.get(text);
-    if (!s) prepared.set(text, (s = file.prepare(text)));
-    s.run(...params);
-  };
+  const { file, exec } = sqliteFile(dataDir);
   return {
     async run(payers, seconds, inFlight) {
       const started = performance.now();

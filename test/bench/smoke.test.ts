@@ -28,15 +28,23 @@ describe('benches', () => {
     for (const line of [
       /RATIO transfer-out full lifecycle \/ stateless +\d+\.\d\d×/g,
       /RATIO transfer-out full lifecycle \/ raw-SQL ceiling +\d+\.\d\d×/g,
+      /RATIO transfer-out full lifecycle \/ raw SQL behind HTTP +\d+\.\d\d×/g,
       /RATIO round 3 \/ round 1: server \d+\.\d\d×/g,
       /webhook drain +\d+ events/g,
       /server peak RSS +\d+ MB/g,
       /CPU per full lifecycle \(ms\) +server \d+\.\d\d.*; +raw-SQL ceiling: its process \d+\.\d\d/g,
+      /; +behind HTTP: its server \d+\.\d\d/g,
     ])
       assert.equal(count(line), engines().length, `${line.source} once per engine\n${out}`);
     if (engines().includes('PostgreSQL'))
       assert.match(out, /server \d+\.\d\d \+ PostgreSQL \d+\.\d\d;/, `PostgreSQL's own CPU is counted\n${out}`);
     assert.doesNotMatch(out, /NOT TERMINAL/, 'every accepted payment ended terminal');
+    assert.doesNotMatch(out, /ROWS MISSING/, 'the ceiling behind HTTP wrote a payment for every 201 it answered');
+    assert.match(
+      out,
+      /failed requests: 0; behind HTTP: 0\)/,
+      'neither the server nor the ceiling behind HTTP failed one',
+    );
     assert.match(out, /cores .*Node v\d+/, 'the machine is described');
   });
 
