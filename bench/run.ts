@@ -12,7 +12,7 @@
  *     HTTP would reach here if it did nothing else, so what a goal set against Prism leaves room for;
  *   - full lifecycle: after each round, the time until every accepted payment is terminal;
  *   - rounds: three, the third against the first; the server's peak RSS;
- *   - CPU per lifecycle: the server's process and the ceiling's, each with PostgreSQL's beside it (bench/lib/cpu.ts):
+ *   - CPU per lifecycle: the server's process and each ceiling's, with PostgreSQL's beside each (bench/lib/cpu.ts):
  *     what a lifecycle costs each party, steadier than a rate on a shared machine;
  *   - webhook drain: a local receiver as a platform's endpoint, event → receiver latency and events/s.
  *
@@ -379,7 +379,11 @@ async function startRawHttp(ceilingEngine: Engine, lifecycle: Lifecycle, payers:
       60_000,
       { command: [process.execPath, '--import', 'tsx', 'bench/raw-sql-server.ts'] },
     );
-    return { server, stop: async () => (await server.stop(), rmSync(dir, { recursive: true, force: true })) };
+    const stop = async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { server, stop };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
