@@ -70,11 +70,8 @@ interface Round {
   drainS: number;
   left: number;
   ceiling: { lifecycles: number; seconds: number };
-  /** The ceiling's rows behind HTTP: its load, the wait until its payments are terminal, and the rows it wrote. */
-  rawHttp: Result;
-  rawHttpDrainS: number;
-  rawHttpLeft: number;
-  rawHttpMissing: number;
+  /** The ceiling's rows behind HTTP (rawHttpRound). */
+  rawHttp: RawHttpRound;
   /** CPU seconds of the round's service phase (load and drain), its ceiling and the ceiling behind HTTP. */
   cpu: { server: CpuSplit; ceiling: CpuSplit; rawHttp: CpuSplit };
 }
@@ -105,11 +102,17 @@ async function payments(monitor: Awaited<ReturnType<typeof open>>, p: BenchPlatf
   return Number(row.n);
 }
 
-/**
- * The ceiling behind HTTP for `seconds`, then the wait until its payments are terminal. `missing`: accepted
- * transfer-outs whose payment row is not there (a check that the server wrote what it answered 201 for).
- */
-async function rawHttpRound(side: CeilingSide, seconds: number) {
+/** One round of the ceiling behind HTTP: its load, then the wait until its payments are terminal. */
+interface RawHttpRound {
+  result: Result;
+  drainS: number;
+  /** Its payments still PENDING or PROCESSING when the wait gave up. */
+  left: number;
+  /** Accepted transfer-outs whose payment row is not there (the server wrote what it answered 201 for). */
+  missing: number;
+}
+
+async function rawHttpRound(side: CeilingSide, seconds: number): Promise<RawHttpRound> {
   const before = await payments(side.monitor, side.platform);
   const result = await transferLoad(side.http, side.platform, seconds);
   const { drainS, left } = await drain(side.monitor, side.platform);
@@ -190,21 +193,9 @@ async function rounds(
     const ceil = await ceiling.run(ceilingPlatform.payers, SECONDS, CONCURRENCY);
     const ceilingCpu = cpuSince(ceilingFrom, cpu.ceiling());
     const rawHttpFrom = cpu.rawHttp();
-    const raw = await rawHttpRound(side, SECONDS);
+    const rawHttp = await rawHttpRound(side, SECONDS);
     const used = { server: serverCpu, ceiling: ceilingCpu, rawHttp: cpuSince(rawHttpFrom, cpu.rawHttp()) };
-    out.push({
-      baseline: base,
-      prism: prismResult,
-      server: srv,
-      drainS,
-      left,
-      ceiling: ceil,
-      rawHttp: raw.result,
-      rawHttpDrainS: raw.drainS,
-      rawHttpLeft: raw.left,
-      rawHttpMissing: raw.missing,
-      cpu: used,
-    });
+    out.push({ baseline: base, prism: prismResult, server: srv, drainS, left, ceiling: ceil, rawHttp, cpu: used });
   }
   return out;
 }
@@ -277,7 +268,7 @@ function cpuPerLifecycle(rs: Round[]): string {
   const sum = (f: (r: Round) => number) => rs.reduce((total, r) => total + f(r), 0);
   const served = sum((r) => r.server.ops);
   const replayed = sum((r) => r.ceiling.lifecycles);
-  const overHttp = sum((r) => r.rawHttp.ops);
+  const overHttp = sum((r) => r.rawHttp.result.ops);
   if (sum((r) => r.cpu.server.own) === 0) return 'n/a (no /proc)';
   // PostgreSQL's part is shown wherever it was read, even when a short round used less than a clock tick of it.
   const side = (who: string, split: (r: Round) => CpuSplit, n: number) => {
@@ -297,11 +288,11 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
   const lifecycles = mean(rs.map((r) => r.server.ops / (r.server.seconds + r.drainS)));
   const base = mean(rs.map((r) => r.baseline.perSecond));
   const ceiling = mean(rs.map((r) => r.ceiling.lifecycles / r.ceiling.seconds));
-  const rawHttp = mean(rs.map((r) => r.rawHttp.ops / (r.rawHttp.seconds + r.rawHttpDrainS)));
-  const left = rs.reduce((n, r) => n + r.left + r.rawHttpLeft, 0);
-  const missing = rs.reduce((n, r) => n + r.rawHttpMissing, 0);
+  const rawHttp = mean(rs.map((r) => r.rawHttp.result.ops / (r.rawHttp.result.seconds + r.rawHttp.drainS)));
+  const left = rs.reduce((n, r) => n + r.left + r.rawHttp.left, 0);
+  const missing = rs.reduce((n, r) => n + r.rawHttp.missing, 0);
   const errors = rs.reduce((n, r) => n + r.server.errors, 0);
-  const rawHttpErrors = rs.reduce((n, r) => n + r.rawHttp.errors, 0);
+  const rawHttpErrors = rs.reduce((n, r) => n + r.rawHttp.result.errors, 0);
   const latency = (p: 'p50' | 'p99') => ratio(mean(rs.map((r) => r.server[p])), mean(rs.map((r) => r.baseline[p])));
   const first = rs[0]!;
   const third = rs[rs.length - 1]!;
@@ -327,7 +318,7 @@ function report(label: string, lifecycle: Lifecycle, rs: Round[], hooks: Webhook
     `  RATIO round 3 / round 1: server ${x(ratio(third.server.perSecond, first.server.perSecond))}` +
       `, stateless baseline ${x(ratio(third.baseline.perSecond, first.baseline.perSecond))} (the machine's drift)`,
     `  drain after each round (s)  ${rs.map((r) => r.drainS.toFixed(2)).join(' / ')}` +
-      `; raw SQL behind HTTP ${rs.map((r) => r.rawHttpDrainS.toFixed(2)).join(' / ')}` +
+      `; raw SQL behind HTTP ${rs.map((r) => r.rawHttp.drainS.toFixed(2)).join(' / ')}` +
       (left > 0 ? `   NOT TERMINAL: ${left} payments still pending after ${DRAIN_LIMIT_S} s` : '   all terminal') +
       (missing !== 0 ? `   ROWS MISSING: ${missing} accepted behind HTTP without their payment` : ''),
     `  latency at saturation, server / baseline: p50 ${x(latency('p50'))}, p99 ${x(latency('p99'))}`,
