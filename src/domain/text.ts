@@ -1,3 +1,5 @@
+import { findInJson } from './json-shape.ts';
+
 /**
  * Text every database engine can store. PostgreSQL refuses NUL in a text column (a 500 if it gets that
  * far), and a lone UTF-16 surrogate, which JSON.parse accepts from `"\ud800"`, is silently turned into
@@ -22,26 +24,20 @@ export interface UnstorableText {
   reason: string;
 }
 
-const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
-
 /**
  * The first string in a parsed JSON value, query string or path parameter record (keys included) that no
- * engine can store. Depth-first, so the field named is the one a client would look at first.
+ * engine can store. Depth-first, so the field named is the one a client would look at first; a bad key is
+ * named by the object that holds it.
  */
-export function findUnstorableText(value: unknown, path = ''): UnstorableText | undefined {
-  if (typeof value === 'string') {
-    const reason = unstorableTextReason(value);
-    return reason ? { field: path || 'body', reason } : undefined;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [String(i), v])
-    : Object.entries(value as Record<string, unknown>);
-  for (const [key, child] of entries) {
-    const keyReason = unstorableTextReason(key);
-    if (keyReason) return { field: path || 'body', reason: `has a property name that ${keyReason}` };
-    const found = findUnstorableText(child, join(path, key));
-    if (found) return found;
-  }
-  return undefined;
+export function findUnstorableText(value: unknown): UnstorableText | undefined {
+  const hit = findInJson(value, (v) => {
+    if (typeof v === 'string') return unstorableTextReason(v);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    for (const key of Object.keys(v)) {
+      const keyReason = unstorableTextReason(key);
+      if (keyReason) return `has a property name that ${keyReason}`;
+    }
+    return undefined;
+  });
+  return hit && { field: hit.path, reason: hit.found };
 }

@@ -1,6 +1,5 @@
-import { invalidInput } from './errors.ts';
 import { currency, type Currency } from './currencies.ts';
-import type { Page, SortOrder } from './paging.ts';
+import { decodeCursor, encodeCursor, type Page, type SortOrder } from './paging.ts';
 
 /**
  * The UMA providers this service knows. There is no provider directory to query, so the list is static:
@@ -42,16 +41,6 @@ export interface UmaProviderFilters {
   hasBlockedProviders?: boolean | undefined;
 }
 
-function decodeCursor(cursor: string): string {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof value.after === 'string') return value.after;
-  } catch {
-    // fall through to the 400 below
-  }
-  throw invalidInput('cursor', 'cursor is not one this server issued', 'cursor');
-}
-
 /** Filters, orders by name (asc or desc) and pages the static list, in the shape of every other list. */
 export function listUmaProviders(
   filters: UmaProviderFilters,
@@ -66,7 +55,7 @@ export function listUmaProviders(
   ).sort((a, b) => (page.order === 'asc' ? a.name.localeCompare(b.name) : b.name.localeCompare(a.name)));
   let start = 0;
   if (page.cursor) {
-    const after = decodeCursor(page.cursor);
+    const { after } = decodeCursor(page.cursor, ['after']);
     start = matching.findIndex((p) =>
       page.order === 'asc' ? p.name.localeCompare(after) > 0 : p.name.localeCompare(after) < 0,
     );
@@ -75,7 +64,6 @@ export function listUmaProviders(
   const data = matching.slice(start, start + page.limit);
   const hasMore = start + page.limit < matching.length;
   const result: Page<UmaProvider> = { data, hasMore, totalCount: matching.length };
-  if (hasMore)
-    result.nextCursor = Buffer.from(JSON.stringify({ after: data[data.length - 1]!.name })).toString('base64url');
+  if (hasMore) result.nextCursor = encodeCursor({ after: data[data.length - 1]!.name });
   return result;
 }

@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import sjson from 'secure-json-parse';
 import type { Logger } from 'pino';
+import { jsonBoundBreach } from '../domain/json-shape.ts';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import { databaseUnavailable } from '../store/unavailable.ts';
 import { makeAuthHook } from './auth.ts';
@@ -212,11 +213,22 @@ function acceptJsonOnly(app: Http): void {
     }
     // Official clients send POSTs such as execute with no body at all; an empty body is "no body".
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch {
-      done(new AppError('INVALID_INPUT', 'Request body is not valid JSON', { field: 'body', rule: 'json' }), undefined);
+      return done(
+        new AppError('INVALID_INPUT', 'Request body is not valid JSON', { field: 'body', rule: 'json' }),
+        undefined,
+      );
     }
+    // Bounded here, before any validator, hash or copy could recurse once per level of it.
+    const breach = jsonBoundBreach(parsed);
+    if (breach) {
+      const { field, limit, bound, message } = breach;
+      return done(new AppError('INVALID_INPUT', message, { field, rule: `json.${limit}`, limit: bound }), undefined);
+    }
+    done(null, parsed);
   });
 }
 

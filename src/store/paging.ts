@@ -1,26 +1,13 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { invalidInput } from '../domain/errors.ts';
-import { COUNT_LIMIT, type Page, type PageRequest } from '../domain/paging.ts';
+import { COUNT_LIMIT, decodeCursor, encodeCursor, type Page, type PageRequest } from '../domain/paging.ts';
 import type { Db } from './schema.ts';
 
-interface Position {
-  t: string;
-  id: string;
-}
-
-function encodeCursor(createdAt: bigint, id: string): string {
-  return Buffer.from(JSON.stringify({ t: createdAt.toString(), id } satisfies Position)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): Position {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Position>;
-    if (typeof value.t === 'string' && /^\d{1,16}$/.test(value.t) && typeof value.id === 'string')
-      return { t: value.t, id: value.id };
-  } catch {
-    // fall through to the 400 below
-  }
-  throw invalidInput('cursor', 'cursor is not one this server issued', 'cursor');
+/** Where a page starts: the last row of the page before it. */
+function positionOf(cursor: string): { t: bigint; id: string } {
+  const { t, id } = decodeCursor(cursor, ['t', 'id']);
+  if (!/^\d{1,16}$/.test(t)) throw invalidInput('cursor', 'cursor is not one this server issued (t)', 'cursor');
+  return { t: BigInt(t), id };
 }
 
 /**
@@ -102,8 +89,8 @@ function window(base: SelectQueryBuilder<any, any, any>, table: string, req: Pag
   const query = base.selectAll(table);
   if (!req.cursor) return query;
   const cmp = req.order === 'asc' ? '>' : '<';
-  const pos = decodeCursor(req.cursor);
-  const t = BigInt(pos.t);
+  const pos = positionOf(req.cursor);
+  const t = pos.t;
   // The leading `created_at <= t` (>= ascending) bounds the index range the scan starts from; the OR alone
   // is not a range either engine seeks to, and a page deep in a long list would walk every row before it.
   return query
@@ -125,7 +112,7 @@ function pageOf<Row extends { created_at: bigint; id: string }>(rows: Row[], cou
   const last = data[data.length - 1];
   const page: Page<Row> = { data, hasMore };
   if (count <= COUNT_LIMIT) page.totalCount = count;
-  if (hasMore && last) page.nextCursor = encodeCursor(last.created_at, last.id);
+  if (hasMore && last) page.nextCursor = encodeCursor({ t: last.created_at.toString(), id: last.id });
   return page;
 }
 

@@ -217,3 +217,84 @@ describe('framework answers have the error shape', () => {
     }
   });
 });
+
+/** Input whose shape, not its text, is the problem: bounds on JSON bodies, and cursors a client forged. */
+describe('bad input: JSON past its bounds and forged cursors', () => {
+  let server: TestServer;
+  let p: TestPlatform;
+  before(async () => {
+    server = await startServer({ RUN_WORKERS: 'false' });
+    p = await server.platform();
+  });
+  after(() => server.close());
+
+  const nested = (levels: number, open = '[', close = ']', inner = '') =>
+    `${open.repeat(levels)}${inner}${close.repeat(levels)}`;
+
+  it('a JSON body nested thousands of levels deep is a 400 naming the depth limit, on every route', async () => {
+    const doc = await p.api.get(`${API}/openapi.json`);
+    const routes = Object.entries<Record<string, any>>(doc.body.paths).flatMap(([path, item]) =>
+      Object.entries<any>(item)
+        .filter(([method]) => method !== 'get')
+        .map(([method]) => [method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'x')] as const),
+    );
+    assert.ok(routes.length > 40, `the document lists the routes that take a body (${routes.length})`);
+    const deep = nested(5000);
+    for (const [method, path] of routes) {
+      const res = await p.api.request(method, path, deep);
+      assertShape(res, 400, 'INVALID_INPUT', `${method} ${path} with 5,000 levels`);
+      assert.deepEqual(
+        [res.body.details.rule, res.body.details.limit],
+        ['json.depth', 64],
+        `${method} ${path}: the limit named`,
+      );
+    }
+    const objects = await p.api.post(
+      '/customers',
+      `{"customerType":"INDIVIDUAL","a":${nested(4000, '{"b":', '}', '0')}}`,
+    );
+    assertShape(objects, 400, 'INVALID_INPUT', 'objects nested 4,000 levels');
+    assert.match(objects.body.details.field, /^a\.b\.b\.b/, 'the field is where the depth was passed');
+  });
+
+  it('up to the bounds a body reaches validation; one past them is refused by name', async () => {
+    const atDepth = await p.api.post('/customers', { customerType: 'INDIVIDUAL', extra: JSON.parse(nested(63)) });
+    assertShape(atDepth, 400, 'INVALID_INPUT', '64 levels');
+    assert.notEqual(atDepth.body.details.rule, 'json.depth', '64 levels are within the bound');
+    const keys = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, i]));
+    const wide = await p.api.post('/customers', { customerType: 'INDIVIDUAL', address: keys });
+    assertShape(wide, 400, 'INVALID_INPUT', '1,001 keys');
+    assert.deepEqual([wide.body.details.field, wide.body.details.rule], ['address', 'json.keys'], 'keys named');
+    const long = await p.api.post('/customers', { customerType: 'INDIVIDUAL', list: Array.from({ length: 10_001 }, () => 0) });
+    assertShape(long, 400, 'INVALID_INPUT', '10,001 items');
+    assert.deepEqual([long.body.details.field, long.body.details.rule], ['list', 'json.items'], 'items named');
+    assert.equal((await p.api.get('/customers')).body.data.length, 0, 'nothing was stored');
+  });
+
+  it('a cursor that decodes to text no engine can store, or to the wrong shape, is a 400 on every list', async () => {
+    const doc = await p.api.get(`${API}/openapi.json`);
+    const lists = Object.entries<Record<string, any>>(doc.body.paths)
+      .filter(([path, item]) => !path.includes('{') && item.get?.parameters?.some((q: any) => q.name === 'cursor'))
+      .map(([path]) => path);
+    assert.ok(lists.length >= 10, `the document lists the paged routes (${lists.length})`);
+    const forge = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const forged = [
+      forge({ t: '9999999999999999', id: '\u0000' }),
+      forge({ t: '1', id: 'a\ud800' }),
+      forge({ after: '\u0000' }),
+      forge({ after: '\udc00x' }),
+      forge({ t: 1, id: 2 }),
+      forge(null),
+      forge('text'),
+      '!!!',
+    ];
+    for (const path of lists) {
+      for (const cursor of forged) {
+        const res = await p.api.get(`${path}?cursor=${cursor}`);
+        const what = `${path} cursor ${Buffer.from(cursor, 'base64url').toString('utf8')}`;
+        assertShape(res, 400, 'INVALID_INPUT', what);
+        assert.equal(res.body.details.field, 'cursor', `${what}: the field`);
+      }
+    }
+  });
+});

@@ -131,7 +131,8 @@ function addNoise(body: unknown, noise: string, huge: string): unknown {
     case 'extra':
       return { ...body, unexpectedField: { deep: [1, 'two', null] } };
     case 'nested':
-      return { ...body, [first ?? 'x']: JSON.parse(`${'['.repeat(200)}${']'.repeat(200)}`) };
+      // Deep, but inside the bound on nesting, so the defect stays the one refused.
+      return { ...body, [first ?? 'x']: JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`) };
     default:
       return body;
   }
@@ -156,6 +157,20 @@ function defectiveJson(schema: Schema): fc.Arbitrary<{ body: Buffer; what: strin
         `unstorable text at ${path.join('.')}, ${noise}`,
       );
     }),
+    // Past the bounds on shape: nested thousands of levels (arrays or objects), too many keys or items.
+    fc.tuple(fc.integer({ min: 65, max: 6000 }), fc.constantFrom('[', '{"a":'), fc.nat()).map(([n, open, at]) => {
+      const close = open === '[' ? ']' : '}';
+      const deep = `${open.repeat(n)}${open === '[' ? '' : '0'}${close.repeat(n)}`;
+      return { body: Buffer.from(at % 2 ? deep : `{"x":${deep}}`), what: `nested ${n} levels of ${open}` };
+    }),
+    fc.constantFrom(1001, 5000).map((n) => ({
+      body: Buffer.from(`{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
+      what: `an object of ${n} keys`,
+    })),
+    fc.constantFrom(10_001, 50_000).map((n) => ({
+      body: Buffer.from(`{"list":[${Array.from({ length: n }, () => 0).join(',')}]}`),
+      what: `an array of ${n} items`,
+    })),
     // Not JSON: cut short, trailing garbage, a lone token.
     fc.tuple(base, fc.nat({ max: 40 })).map(([value, cut]) => {
       // A strict prefix followed by a comma is never JSON, whatever the prefix.
@@ -215,6 +230,15 @@ const defectiveMultipart = fc
     what: `multipart ${JSON.stringify(body!.slice(0, 60))}`,
   }));
 
+/** A cursor a client forged: it decodes to text no engine can store, or to a shape this server never wrote. */
+const forge = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const forgedCursor = fc.oneof(
+  fc
+    .tuple(fc.constantFrom('id', 'after'), unstorable, fc.constantFrom('1', '9999999999999999'))
+    .map(([field, bad, t]) => forge(field === 'id' ? { t, id: `c${bad}` } : { after: bad })),
+  fc.constantFrom(forge({ t: 1, id: 2 }), forge(null), forge([]), forge({ t: '-1', id: 'x' }), '%2F%2F', 'AAAA'),
+);
+
 /** A path parameter or query string the server must refuse. */
 const badPathValue = fc.constantFrom('%00', 'a%00b', '%FF', '%E0%A4%A', '%ED%A0%80', 'x'.repeat(600), '%C0%AF');
 const badQueryValue = fc.constantFrom('%00', 'a%00b', '%FF', '%ED%A0%80', '%E0%A4%A', '%C3%28');
@@ -242,7 +266,12 @@ export interface CaseContext {
   apiPrefix: string;
 }
 
-type Defect = { where: 'path' | 'query' | 'body' | 'url'; value: string; body?: Buffer; contentType?: string };
+type Defect = {
+  where: 'path' | 'query' | 'cursor' | 'body' | 'url';
+  value: string;
+  body?: Buffer;
+  contentType?: string;
+};
 
 function defectsFor(op: Operation): fc.Arbitrary<Defect> {
   const options: fc.Arbitrary<Defect>[] = [
@@ -250,6 +279,7 @@ function defectsFor(op: Operation): fc.Arbitrary<Defect> {
     fc.constant({ where: 'url', value: 'q'.repeat(9000) }),
   ];
   if (op.pathParams.length > 0) options.push(badPathValue.map((value) => ({ where: 'path', value })));
+  if (op.queryParams.includes('cursor')) options.push(forgedCursor.map((value) => ({ where: 'cursor', value })));
   if (op.jsonBody) {
     const body = defectiveJson(op.jsonBody).map(
       (d): Defect => ({
@@ -294,6 +324,7 @@ export function casesFor(op: Operation, context: CaseContext): fc.Arbitrary<Fuzz
       const pairs = query.map(([k, v]) => `${k}=${v}`);
       if (defect.where === 'query') pairs.push(`${op.queryParams[0] ?? 'q'}=${defect.value}`);
       if (defect.where === 'url') pairs.push(`pad=${defect.value}`);
+      if (defect.where === 'cursor') pairs.push(`cursor=${defect.value}`);
       const target = `${context.apiPrefix}${path}${pairs.length ? `?${pairs.join('&')}` : ''}`;
       const body = defect.where === 'body' ? defect.body : undefined;
       const contentType = defect.contentType ?? (body ? 'application/json' : undefined);
