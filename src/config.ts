@@ -3,21 +3,12 @@
 // with the value and how to fix it. Each variable's rule is a JSON schema (TypeBox, checked by Ajv);
 // what a schema cannot say (a key's length, a folder that must be writable) is checked right after.
 import { randomBytes } from 'node:crypto';
-import {
-  accessSync,
-  constants,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, constants, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { makeFolders } from './store/folders.ts';
 import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
 import { sqlitePath } from './store/paths.ts';
@@ -244,7 +235,7 @@ function checkDataDir(dataDir: string): void {
     return;
   }
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeFolders(dataDir);
   } catch (err) {
     throw reject('DATA_DIR', dataDir, `cannot be created (${(err as NodeJS.ErrnoException).code ?? 'error'})`, fix);
   }

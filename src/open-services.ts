@@ -3,7 +3,8 @@
 import { ConfigError, type Config } from './config.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { makeLogger } from './logger.ts';
-import { openStore, type Store } from './store/db.ts';
+import type { Store } from './store/db.ts';
+import { openConfiguredStore } from './open-store.ts';
 import { migrate } from './store/migrate.ts';
 import { openDataKey } from './store/data-key.ts';
 import { KeyMismatchError } from './store/key-check.ts';
@@ -23,12 +24,7 @@ export async function openServices(
   } catch (err) {
     throw err instanceof DataDirBusyError ? new ConfigError(err.message) : err;
   }
-  const store = openStore({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    preparedStatements: config.databasePreparedStatements,
-  });
+  const store = await openConfiguredStore(config);
   const close = store.close;
   store.close = async () => {
     await close();

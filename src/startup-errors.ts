@@ -38,6 +38,12 @@ export function describeStartupError(
     case '28P01':
     case '28000':
       return `the database at ${database} refused the credentials in DATABASE_URL: check the user and password`;
+    case '42P05': // a prepared statement of that name already exists on the session
+    case '26000': // the prepared statement named is not on the session
+      return (
+        `the database at ${database} shares its sessions between connections (a pooler in transaction mode), ` +
+        'where prepared statements break: set DATABASE_PREPARED_STATEMENTS=false'
+      );
     default:
       // The same network failures that make a running service answer 503 (store/unavailable.ts).
       return e?.code && UNREACHABLE_CODES.has(e.code)

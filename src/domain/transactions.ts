@@ -75,9 +75,9 @@ export interface EventSubject {
  */
 export function eventTypeOf(subject: EventSubject, status: TransactionStatus): string | undefined {
   const prefix = subject.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
-  if (subject.flow !== 'INCOMING_UMA') return `${prefix}.${status}`;
+  if (subject.type === 'OUTGOING') return `${prefix}.${status}`;
   if (status === 'PROCESSING') return undefined;
-  return `${prefix}.${status === 'REJECTED' ? 'FAILED' : status}`;
+  return `${prefix}.${status === 'REJECTED' && subject.flow === 'INCOMING_UMA' ? 'FAILED' : status}`;
 }
 
 /** The refund event of a failed, funded payment; incoming UMA payments have no REFUND_* events. */

@@ -22,7 +22,6 @@ export const VERIFICATION_ERROR_TYPES = [
   'MISSING_FIELD',
   'INVALID_FIELD',
   'MISSING_LEGAL_PRESENCE_DOCUMENT',
-  'MISSING_COMPANY_DETAILS_DOCUMENT',
   'MISSING_CONTROL_STRUCTURE_DOCUMENT',
   'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
   'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
@@ -52,13 +51,7 @@ export interface VerificationError {
   acceptedDocumentTypes?: DocumentType[];
 }
 
-type Category =
-  | 'IDENTITY'
-  | 'PROOF_OF_ADDRESS'
-  | 'LEGAL_PRESENCE'
-  | 'COMPANY_DETAILS'
-  | 'CONTROL_STRUCTURE'
-  | 'OWNERSHIP_STRUCTURE';
+type Category = 'IDENTITY' | 'PROOF_OF_ADDRESS' | 'LEGAL_PRESENCE' | 'CONTROL_STRUCTURE' | 'OWNERSHIP_STRUCTURE';
 
 /**
  * Document categories and the types that satisfy each. One document can count for several categories
@@ -86,19 +79,6 @@ export const DOCUMENT_CATEGORIES: Readonly<
       'ARTICLES_OF_INCORPORATION',
       'ARTICLES_OF_ASSOCIATION',
       'STATE_REGISTRY_EXCERPT',
-    ],
-  },
-  COMPANY_DETAILS: {
-    error: 'MISSING_COMPANY_DETAILS_DOCUMENT',
-    what: "a document showing the business's details",
-    accepted: [
-      'INFORMATION_STATEMENT',
-      'STATE_REGISTRY_EXCERPT',
-      'ARTICLES_OF_INCORPORATION',
-      'ARTICLES_OF_ASSOCIATION',
-      'CERTIFICATE_OF_INCORPORATION',
-      'INCUMBENCY_CERTIFICATE',
-      'GOOD_STANDING_CERTIFICATE',
     ],
   },
   CONTROL_STRUCTURE: {
@@ -129,7 +109,6 @@ export const DOCUMENT_CATEGORIES: Readonly<
 const INDIVIDUAL_DOCUMENTS: readonly Category[] = ['IDENTITY', 'PROOF_OF_ADDRESS'];
 const BUSINESS_DOCUMENTS: readonly Category[] = [
   'LEGAL_PRESENCE',
-  'COMPANY_DETAILS',
   'CONTROL_STRUCTURE',
   'OWNERSHIP_STRUCTURE',
   'PROOF_OF_ADDRESS',

@@ -16,11 +16,15 @@ const DEFAULT_RAIL: Readonly<Record<string, string>> = {
   RWF: 'MOBILE_MONEY',
   CAD: 'BANK_TRANSFER',
   GBP: 'FASTER_PAYMENTS',
-  BTC: 'LIGHTNING',
 };
 
-/** The rail a payout in this currency usually takes (shown by GET /exchange-rates). */
-export function defaultRail(currency: string): string {
+/**
+ * The rail a payout in this currency usually takes (shown by GET /exchange-rates), as the contract names
+ * rails. None for BTC: it moves over Lightning, which is no rail of the contract's, so GET /exchange-rates
+ * lists no corridor into it (quotes to Lightning and Spark destinations still price it).
+ */
+export function defaultRail(currency: string): string | undefined {
+  if (currency === 'BTC') return undefined;
   return DEFAULT_RAIL[currency] ?? 'BANK_TRANSFER';
 }
 
@@ -63,7 +67,7 @@ export function fundingInstructions(currency: string, reference: string): Paymen
     {
       accountOrWalletInfo: {
         accountType: `${currency}_ACCOUNT`,
-        paymentRails: [defaultRail(currency)],
+        paymentRails: [defaultRail(currency) ?? 'BANK_TRANSFER'],
         accountNumber: '0001234567',
         bankName: 'Payouts Sandbox Bank',
         reference,

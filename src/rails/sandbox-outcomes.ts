@@ -40,6 +40,16 @@ export const TRANSFER_OUTCOMES: Readonly<Record<string, Outcome>> = {
   '005': { kind: 'FAIL_AFTER', delayMs: THIRTY_SECONDS, reason: FALLBACK_FAILURE_REASON, refundReason: 'TIMEOUT' },
 };
 
+/**
+ * Pulls from an external account (transfer-in): the same table, but a payment coming in fails with an
+ * incoming reason: the bank refusing the pull, or the pull timing out, is a collection that failed.
+ */
+export const TRANSFER_IN_OUTCOMES: Readonly<Record<string, Outcome>> = {
+  ...TRANSFER_OUTCOMES,
+  '004': fail('COLLECTION_FAILED'),
+  '005': { kind: 'FAIL_AFTER', delayMs: THIRTY_SECONDS, reason: 'COLLECTION_FAILED', refundReason: 'TIMEOUT' },
+};
+
 /** Quotes to an external account (pre-created or inline), after execution. */
 export const QUOTE_OUTCOMES: Readonly<Record<string, Outcome>> = {
   '002': fail('QUOTE_EXECUTION_FAILED'),
@@ -59,8 +69,8 @@ export function umaOutcome(receiver: SandboxTestReceiver): Outcome {
   return complete;
 }
 
-export function transferOutcome(identifier: string): Outcome {
-  return TRANSFER_OUTCOMES[sandboxSuffix(identifier)] ?? complete;
+export function transferOutcome(identifier: string, direction: 'OUT' | 'IN'): Outcome {
+  return (direction === 'OUT' ? TRANSFER_OUTCOMES : TRANSFER_IN_OUTCOMES)[sandboxSuffix(identifier)] ?? complete;
 }
 
 export function quoteOutcome(identifier: string): Outcome {

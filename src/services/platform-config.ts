@@ -58,7 +58,8 @@ async function view(
   return {
     id: config.id,
     umaDomain: config.umaDomain,
-    webhookEndpoint: config.webhookEndpoint,
+    // Left out until one is set: the contract's field is a string, never null.
+    ...(config.webhookEndpoint === null ? {} : { webhookEndpoint: config.webhookEndpoint }),
     supportedCurrencies: config.currencies,
     isRegulatedFinancialInstitution: false,
     webhookEnvelope: config.webhookEnvelope,

@@ -62,12 +62,13 @@ export function makeRateService(ctx: Ctx) {
         for (const to of destinations) {
           if (from === to) continue;
           const priced = findPair(scope, from, to);
-          if (!priced) continue;
+          const rail = defaultRail(to);
+          if (!priced || !rail) continue;
           const price: Price | undefined = priceSending(BigInt(query.sendingAmount), priced.rate, priced.fees);
           data.push({
             sourceCurrency: currency(from),
             destinationCurrency: currency(to),
-            destinationPaymentRail: defaultRail(to),
+            destinationPaymentRail: rail,
             sendingAmount: query.sendingAmount,
             minSendingAmount: Number(priced.limits.minMinor),
             maxSendingAmount: Number(priced.limits.maxMinor),

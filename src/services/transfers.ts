@@ -141,7 +141,7 @@ function transferOut(deps: TransferDeps, scope: Scope, input: TransferOutInput):
       counterparty_information: input.purposeOfPayment
         ? JSON.stringify({ PURPOSE_OF_PAYMENT: input.purposeOfPayment })
         : null,
-      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier))),
+      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier, 'OUT'))),
     });
   });
 }
@@ -179,7 +179,7 @@ function transferIn(deps: TransferDeps, scope: Scope, input: TransferInput): Pro
       }),
       source_account_id: source.id,
       destination_account_id: destination.id,
-      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier))),
+      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier, 'IN'))),
     });
   });
 }

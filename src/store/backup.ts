@@ -4,6 +4,7 @@
 // the data, checks it (format, SQLite integrity, the server key against the key check), and only then puts
 // it in place; whatever it replaces is moved aside, never deleted.
 import { existsSync } from 'node:fs';
+import { makeFoldersAsync } from './folders.ts';
 import { chmod, copyFile, link, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -84,7 +85,7 @@ export async function backupDataDir(
     const missingDocuments: string[] = [];
     for (const sha256 of documents) {
       const target = documentPath(staging, sha256);
-      await mkdir(dirname(target), { recursive: true });
+      await makeFoldersAsync(dirname(target));
       await link(documentPath(dataDir, sha256), target).catch(async (err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') missingDocuments.push(sha256);
         else if (err.code === 'EXDEV' || err.code === 'EPERM') await copyFile(documentPath(dataDir, sha256), target);
@@ -172,7 +173,7 @@ async function placeDocuments(staging: string, dataDir: string): Promise<void> {
   const root = join(staging, DOCUMENTS);
   if (!existsSync(root)) return;
   for (const prefix of await readdir(root)) {
-    await mkdir(join(dataDir, DOCUMENTS, prefix), { recursive: true });
+    await makeFoldersAsync(join(dataDir, DOCUMENTS, prefix));
     for (const name of await readdir(join(root, prefix))) {
       const target = join(dataDir, DOCUMENTS, prefix, name);
       if (!existsSync(target)) await rename(join(root, prefix, name), target);

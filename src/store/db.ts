@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
+import { makeFolders } from './folders.ts';
 import {
   CompiledQuery,
   Kysely,
@@ -259,7 +259,7 @@ export function openStore(options: StoreOptions): Store {
     };
     return store;
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  makeFolders(options.dataDir);
   const file = openSqliteFile(options.dataDir);
   file.defaultSafeIntegers(true);
   const db = new Kysely<Database>({ dialect: new CachingSqliteDialect(file) });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { link, mkdir, rm, unlink } from 'node:fs/promises';
+import { link, rm, unlink } from 'node:fs/promises';
+import { makeFoldersAsync } from './folders.ts';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -47,7 +48,7 @@ export function makeDocumentFileStore(dataDir: string): DocumentFileStore {
     tempDir,
 
     async receive(source, headBytes) {
-      await mkdir(tempDir, { recursive: true });
+      await makeFoldersAsync(tempDir);
       const tempPath = join(tempDir, `${randomBytes(16).toString('hex')}.part`);
       const hash = createHash('sha256');
       let sizeBytes = 0;
@@ -81,7 +82,7 @@ export function makeDocumentFileStore(dataDir: string): DocumentFileStore {
 
     async place(file) {
       const target = pathOf(file.sha256);
-      await mkdir(join(root, file.sha256.slice(0, 2)), { recursive: true });
+      await makeFoldersAsync(join(root, file.sha256.slice(0, 2)));
       try {
         await link(file.tempPath, target);
       } catch (err) {

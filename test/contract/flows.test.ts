@@ -71,6 +71,8 @@ describe('the newest public contract, over full flows', () => {
   async function platformWith(envelope: 'LEGACY' | 'CURRENT'): Promise<{ p: TestPlatform; hooks: Receiver }> {
     const raw = await server.platform(`contract-${envelope}`);
     const p = { ...raw, api: checked(client(server.baseUrl, raw.sandbox), found) };
+    // Before any endpoint is set, as a new platform first reads it.
+    await p.api.get('/config');
     const hooks = await startReceiver();
     receivers.push(hooks);
     assert.equal((await p.api.patch('/config', { webhookEndpoint: hooks.url, webhookEnvelope: envelope })).status, 200);
@@ -89,6 +91,7 @@ describe('the newest public contract, over full flows', () => {
     const api = p.api;
     await api.get('/config');
     await api.get('/uma-providers');
+    await api.get('/exchange-rates');
     const payer = await fundedCustomer(p, 'USD', 5_000_000);
     await api.get(`/customers/${payer.customerId}`);
     await api.get('/customers?limit=5');
@@ -183,10 +186,27 @@ describe('the newest public contract, over full flows', () => {
       amount: 1_000,
     });
     assert.equal(failedOut.status, 201, JSON.stringify(failedOut.body));
+    await pullsFlow(p, payer);
     await api.post('/sandbox/clock/advance', { seconds: 3600 });
     await server.app.services.worker.drain({ platformId: p.platformId });
     await api.get(`/transactions/${out.body.id}`);
     await api.get('/transactions?limit=20');
+  }
+
+  /** Transfers in: one that completes, one the bank refuses. */
+  async function pullsFlow(p: TestPlatform, payer: { customerId: string; accountId: string }) {
+    for (const tail of ['000', '004']) {
+      const bank = await p.api.post('/customers/external-accounts', {
+        ...BUILD.USD_ACCOUNT(tail),
+        customerId: payer.customerId,
+      });
+      const pulled = await p.api.post('/transfer-in', {
+        source: { accountId: bank.body.id },
+        destination: { accountId: payer.accountId },
+        amount: 500,
+      });
+      assert.equal(pulled.status, 201, JSON.stringify(pulled.body));
+    }
   }
 
   async function identityFlow(p: TestPlatform, customerId: string, business: string) {
@@ -213,6 +233,9 @@ describe('the newest public contract, over full flows', () => {
       found.add(`POST /documents 201: ${violation}`);
     await api.get(`/documents/${document.body.id}`);
     await api.get('/documents');
+    // A business with nothing on file: the verification lists every document category it lacks.
+    const verification = await api.post('/verifications', { customerId: business });
+    assert.equal(verification.body.verificationStatus, 'RESOLVE_ERRORS', JSON.stringify(verification.body));
   }
 
   function checkWebhooks(hooks: Receiver, envelope: string): void {

@@ -89,6 +89,21 @@ describe('configuration', () => {
     assert.match(result.stderr, /^payouts: RUN_WORKERS="FALSE" is not valid; set it to `true` or `false`\n/);
     assert.doesNotMatch(result.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
   });
+
+  it("a DATA_DIR that cannot be made is one line, even where Node's recursive mkdir would hang", async () => {
+    // Under /proc the kernel answers ENOENT for a folder whose parent exists; Node's recursive mkdir retried
+    // that forever, and `serve` hung with no output. Bounded here by the command's time-out.
+    for (const dataDir of ['/proc/nope', '/proc/nope/deeper/still']) {
+      const result = await runCli(
+        ['serve'],
+        { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0' },
+        20_000,
+      );
+      assert.equal(result.code, 2, `${dataDir}: ${result.stderr}`);
+      assert.match(result.stderr, /^payouts: DATA_DIR="\/proc\/nope[^"]*" cannot be created \(ENOENT\)/, dataDir);
+      assert.equal(result.stderr.trim().split('\n').length, 1, `${dataDir}: one line`);
+    }
+  });
 });
 
 describe('one server key per database', () => {

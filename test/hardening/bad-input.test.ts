@@ -265,7 +265,10 @@ describe('bad input: JSON past its bounds and forged cursors', () => {
     const wide = await p.api.post('/customers', { customerType: 'INDIVIDUAL', address: keys });
     assertShape(wide, 400, 'INVALID_INPUT', '1,001 keys');
     assert.deepEqual([wide.body.details.field, wide.body.details.rule], ['address', 'json.keys'], 'keys named');
-    const long = await p.api.post('/customers', { customerType: 'INDIVIDUAL', list: Array.from({ length: 10_001 }, () => 0) });
+    const long = await p.api.post('/customers', {
+      customerType: 'INDIVIDUAL',
+      list: Array.from({ length: 10_001 }, () => 0),
+    });
     assertShape(long, 400, 'INVALID_INPUT', '10,001 items');
     assert.deepEqual([long.body.details.field, long.body.details.rule], ['list', 'json.items'], 'items named');
     assert.equal((await p.api.get('/customers')).body.data.length, 0, 'nothing was stored');

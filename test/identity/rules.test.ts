@@ -69,7 +69,7 @@ describe('identity rules (pure)', () => {
     );
   });
 
-  it('finds every category, and one registry excerpt satisfies the four company categories', () => {
+  it('finds every category, and one registry excerpt satisfies the three company categories', () => {
     const applicant = {
       id: 'Customer:b',
       customerType: 'BUSINESS' as const,
@@ -83,14 +83,13 @@ describe('identity rules (pure)', () => {
       errors.map((e) => e.type),
       [
         'MISSING_LEGAL_PRESENCE_DOCUMENT',
-        'MISSING_COMPANY_DETAILS_DOCUMENT',
         'MISSING_CONTROL_STRUCTURE_DOCUMENT',
         'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
         'MISSING_PROOF_OF_ADDRESS_DOCUMENT',
         'MISSING_BENEFICIAL_OWNER',
       ],
     );
-    assert.deepEqual(errors[4]!.acceptedDocumentTypes, DOCUMENT_CATEGORIES.PROOF_OF_ADDRESS.accepted);
+    assert.deepEqual(errors[3]!.acceptedDocumentTypes, DOCUMENT_CATEGORIES.PROOF_OF_ADDRESS.accepted);
   });
 
   it('decides: errors hold the status, production waits for review, the sandbox follows the suffix', () => {

@@ -223,7 +223,6 @@ describe('beneficial owners and verifications', () => {
       const types = new Set(res.body.errors.map((e: any) => e.type));
       for (const t of [
         'MISSING_LEGAL_PRESENCE_DOCUMENT',
-        'MISSING_COMPANY_DETAILS_DOCUMENT',
         'MISSING_CONTROL_STRUCTURE_DOCUMENT',
         'MISSING_OWNERSHIP_STRUCTURE_DOCUMENT',
         'MISSING_PROOF_OF_ADDRESS_DOCUMENT',

@@ -239,6 +239,11 @@ describe('transfers without a quote', () => {
     assert.equal(tx.failureReason, 'INSUFFICIENT_BALANCE');
     assert.equal(tx.refund, undefined, 'nothing was taken, so nothing is refunded');
     assert.equal(await balance(p, customerId), 0);
+    assert.deepEqual(
+      await eventTypes(server, res.body.id),
+      ['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.FAILED'],
+      'no INCOMING_PAYMENT.PROCESSING: no public contract has it',
+    );
 
     const kes = await fundedCustomer(p, 'KES', 0);
     const mpesa = await externalAccount(p, kes.customerId, 'KES_ACCOUNT', '000');
@@ -250,6 +255,29 @@ describe('transfers without a quote', () => {
     assert.equal(refused.status, 400);
     assert.equal(refused.body.details.field, 'source.accountId');
     assert.equal(refused.body.details.rule, 'pullable');
+  });
+
+  it('transfer-in from a …004 or …005 account fails with an incoming reason: the collection failed', async () => {
+    const { customerId, accountId } = await fundedCustomer(p, 'USD', 0);
+    const ids: string[] = [];
+    for (const tail of ['004', '005']) {
+      const source = await externalAccount(p, customerId, 'US_ACCOUNT', tail);
+      const res = await p.api.post('/transfer-in', {
+        source: { accountId: source },
+        destination: { accountId },
+        amount: 10,
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      ids.push(res.body.id);
+    }
+    await runDueJobs(server);
+    await p.api.post('/sandbox/clock/advance', { seconds: 31 });
+    await runDueJobs(server);
+    for (const id of ids) {
+      const tx = (await p.api.get(`/transactions/${id}`)).body;
+      assert.deepEqual([tx.status, tx.failureReason], ['FAILED', 'COLLECTION_FAILED'], id);
+    }
+    assert.equal(await balance(p, customerId), 0, 'nothing credited');
   });
 
   it('100 concurrent transfer-outs against a balance that covers 60: exactly 60 succeed', async () => {

@@ -15,7 +15,15 @@ import { openStore } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { vacuumJobs } from '../../src/jobs/queue.ts';
 import { accepting, client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
-import { freePort, runCliOk, spawnDaemon, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
+import {
+  freePort,
+  runCli,
+  runCliOk,
+  spawnDaemon,
+  spawnServer,
+  type Daemon,
+  type ServerProcess,
+} from '../helpers/processes.ts';
 
 const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
 const skip =
@@ -123,6 +131,27 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     const verify = await runCliOk(['ledger', 'verify'], { ...process.env, ...env });
     assert.match(verify.stdout, /ledger ok/);
     assert.doesNotMatch(server.output(), /prepared statement|"level":50/, 'no database error in the server log');
+  });
+
+  it('refuses prepared statements through it at start, in one line naming the setting', async () => {
+    // The server above holds sessions of the pooler's, so a second process shares them, as in production;
+    // without the setting it used to start, then die at its first collision with a stack trace. Exit code 2,
+    // as for any other setting that cannot work.
+    const prepared = { ...process.env, ...env, DATABASE_PREPARED_STATEMENTS: 'true' };
+    for (const args of [['serve'], ['migrate'], ['ledger', 'verify']]) {
+      const run = await runCli(args, { ...prepared, PORT: '0' });
+      assert.equal(run.code, 2, `payouts ${args.join(' ')} stops: ${run.stderr}`);
+      // Besides the line that says which database a command opens, one line: the problem, no stack.
+      const lines = run.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => !line.startsWith('payouts: database: '));
+      assert.equal(lines.length, 1, `one line on stderr: ${run.stderr}`);
+      assert.match(lines[0]!, /^payouts: .*pooler.*DATABASE_PREPARED_STATEMENTS=false/, 'the line names the setting');
+    }
+    // Past the pooler, prepared statements are fine: the check sees one session per connection.
+    const direct = await runCli(['ledger', 'verify'], { ...prepared, DATABASE_URL: database.env.DATABASE_URL });
+    assert.equal(direct.code, 0, direct.stderr);
   });
 
   it('lets processes start side by side through it, migrating, and leaves no lock on a pooled connection', async () => {

@@ -191,6 +191,13 @@ describe('tidy', () => {
     assert.deepEqual(problems, [], problems.join('\n'));
   });
 
+  it("folders are made through store/folders.ts, never by Node's recursive mkdir (it can hang)", () => {
+    const problems = SRC.filter((f) => f !== 'src/store/folders.ts')
+      .filter((f) => /\bmkdir(Sync)?\([^)]*recursive: true/.test(read(f)))
+      .map((f) => `${f} makes folders with a recursive mkdir; use makeFolders from src/store/folders.ts`);
+    assert.deepEqual(problems, [], problems.join('\n'));
+  });
+
   it('services read wall time only where it is allowed, and say why', () => {
     const problems = SRC.filter((f) => f.startsWith('src/services/'))
       .filter((f) => /\bwallNowMs\(|\bclock\.nowMs\(/.test(read(f)))

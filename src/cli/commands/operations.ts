@@ -7,17 +7,13 @@ export const migrateCommand: CliCommand = {
   database: 'creates',
   writes: true,
   async run({ config }) {
-    const [{ openStore }, { migrate }, { holdShared }] = await Promise.all([
-      import('../../store/db.ts'),
+    const [{ openConfiguredStore }, { migrate }, { holdShared }] = await Promise.all([
+      import('../../open-store.ts'),
       import('../../store/migrate.ts'),
       import('../../store/data-dir-lock.ts'),
     ]);
     const lock = config.databaseUrl ? undefined : holdShared(config.dataDir);
-    const store = openStore({
-      dataDir: config.dataDir,
-      databaseUrl: config.databaseUrl,
-      preparedStatements: config.databasePreparedStatements,
-    });
+    const store = await openConfiguredStore(config);
     try {
       const applied = await migrate(store);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');

@@ -58,7 +58,7 @@ export const PlatformConfig = component(
   Type.Object({
     id: Type.String(),
     umaDomain: Type.String(),
-    webhookEndpoint: Type.Union([Type.String(), Type.Null()]),
+    webhookEndpoint: Type.Optional(Type.String({ description: 'Left out until an endpoint is set' })),
     supportedCurrencies: Type.Array(PlatformCurrencyConfig),
     isRegulatedFinancialInstitution: Type.Boolean(),
     webhookEnvelope: WebhookEnvelopeName,
