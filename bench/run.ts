@@ -230,8 +230,9 @@ async function benchEngine(label: Engine['label']): Promise<boolean> {
 }
 
 console.log(`payouts bench — ${machine()}`);
-console.log(`Server: ${BENCH_SERVER.label}. Ratios are of figures taken in this run; rates and times depend on`);
-console.log('the machine and on what else it runs (bench/README.md says how to read the table).');
+console.log(`Server: ${BENCH_SERVER.label}`);
+console.log('Ratios are of figures taken in this run; rates and times depend on the machine and on what else');
+console.log('it runs. bench/README.md says how to read the table.');
 let ok = true;
 for (const label of engineLabels()) ok = (await benchEngine(label)) && ok;
 if (!serverUrl()) console.log('\nPostgreSQL: skipped (set BENCH_DATABASE_URL to a server to bench it too)');
