@@ -7,8 +7,9 @@
  * commit. No auth, no account reads, no checks, no ORM, no logs: the payer is found by its source account,
  * and its captured rows are written again with fresh ids.
  *
- * Started by bench/run.ts with BENCH_LIFECYCLE_FILE (lib/lifecycle-rows.ts saveLifecycle) and either
- * DATABASE_URL (with BENCH_POOL_SIZE) or DATA_DIR.
+ * Started by bench/run.ts and bench/lab/transfer-out.ts (lib/transfer-rounds.ts startRawHttp) with
+ * BENCH_LIFECYCLE_FILE (lib/lifecycle-rows.ts saveLifecycle) and either DATABASE_URL (with BENCH_POOL_SIZE)
+ * or DATA_DIR.
  */
 import pg from 'pg';
 import { loadLifecycle, remap } from './lib/lifecycle-rows.ts';

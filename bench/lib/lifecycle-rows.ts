@@ -1,8 +1,8 @@
 /**
  * The rows one transfer-out lifecycle writes, found by running one through the services and diffing every
  * table before and after each phase, and a way to write the same rows again with fresh ids. The raw-SQL
- * ceiling (bench/run.ts) and the growth seeder (bench/growth.ts) both replay them, so neither can drift
- * from what the service really writes: change the lifecycle and both follow.
+ * bounds (bench/run.ts, bench/lab/transfer-out.ts) and the growth seeder (bench/lab/growth.ts) all replay
+ * them, so none can drift from what the service really writes: change the lifecycle and all follow.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { v7 as uuidv7 } from 'uuid';

@@ -2,7 +2,7 @@
 // connections left idle between rounds, so a backend may end in between, or start: the difference must be
 // taken per process, or an ended backend's whole history is subtracted from the load's.
 import assert from 'node:assert/strict';
-import { postgresCpuBetween } from '../../bench/lib/cpu.ts';
+import { postgresCpuBetween } from '../../bench/lab/lib/cpu.ts';
 import { describe, it } from '../helpers/node-test.ts';
 
 describe('PostgreSQL CPU between two readings', () => {

@@ -1,7 +1,7 @@
-// bench:profile's perf view: each on-CPU sample of a loaded server goes to the code that asked for the work.
+// bench:lab:profile's perf view: each on-CPU sample of a loaded server goes to the code that asked for the work.
 // The input is what `perf script -F tid,ip,sym,dso` prints for a server started with --perf-basic-prof.
 import assert from 'node:assert/strict';
-import { GC, OTHER_THREADS, OUTSIDE_JS, SQLITE, samplesByArea } from '../../bench/lib/perf-samples.ts';
+import { GC, OTHER_THREADS, OUTSIDE_JS, SQLITE, samplesByArea } from '../../bench/lab/lib/perf-samples.ts';
 import { describe, it } from '../helpers/node-test.ts';
 
 const MAIN = 700;

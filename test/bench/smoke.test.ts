@@ -1,5 +1,5 @@
-// The benches run with the smallest knobs, so they cannot rot: each exits 0 and prints its ratio lines.
-// Nothing here looks at a figure: a time or a rate on a shared machine proves nothing.
+// The benches run with the smallest knobs, so they cannot rot: each exits 0 and prints its table or its ratio
+// lines. No figure is held to a value: a time or a rate on a shared machine proves nothing.
 import assert from 'node:assert/strict';
 import { describe, it } from '../helpers/node-test.ts';
 import { runCommand } from '../helpers/processes.ts';
@@ -20,9 +20,48 @@ async function bench(script: string, knobs: Record<string, string>) {
 const engines = () => (process.env.TEST_DATABASE_URL ? ['SQLite', 'PostgreSQL'] : ['SQLite']);
 
 describe('benches', () => {
-  it('npm run bench prints its ratios per engine', { timeout: TIMEOUT_MS }, async () => {
+  it('npm run bench prints one table per engine, each party measured', { timeout: TIMEOUT_MS }, async () => {
     // The sources: the package test rebuilds dist/ while the suite runs.
     const out = await bench('bench/run.ts', { BENCH_SECONDS: '0.3', BENCH_CONCURRENCY: '2', BENCH_SERVER: 'sources' });
+    const sections = out.split(/^(?=(?:SQLite|PostgreSQL) {2}\()/m).slice(1);
+    assert.deepEqual(
+      sections.map((s) => s.split(' ')[0]),
+      engines(),
+      `one table per engine, in order\n${out}`,
+    );
+    for (const section of sections) {
+      assert.match(section, /\(2 clients, 3 rounds of 0\.3 s each party, interleaved\)/, 'the knobs are shown');
+      assert.match(section, /^ {2}POST \/transfer-out +transfer-outs\/s +p50 ms +p99 ms +peak RSS$/m, 'the header');
+      for (const party of ['payouts serve', 'raw SQL behind HTTP', 'stateless baseline']) {
+        const row = new RegExp(`^ {2}${party} +(\\d+) +(\\d+\\.\\d) +(\\d+\\.\\d) +(\\d+) MB$`, 'm').exec(section);
+        assert.ok(row, `a row for ${party}\n${section}`);
+        assert.ok(Number(row[1]) > 0, `${party} carried transfer-outs\n${section}`);
+        assert.ok(Number(row[4]) > 0, `${party}'s peak RSS is read\n${section}`);
+      }
+      for (const bound of ['raw SQL behind HTTP', 'stateless baseline'])
+        assert.match(
+          section,
+          new RegExp(`^ {2}payouts serve ÷ ${bound} +\\d+\\.\\d\\d× +\\d+\\.\\d\\d× +\\d+\\.\\d\\d×$`, 'm'),
+          `the service against ${bound}: rate, p50 and p99\n${section}`,
+        );
+      // Every request answered, every accepted payment terminal, and the bound wrote a payment per 201.
+      assert.match(
+        section,
+        /^ {2}checks: 0 failed requests; every accepted payment terminal; every 201 wrote/m,
+        section,
+      );
+    }
+    assert.doesNotMatch(out, /CHECKS FAILED/, 'no check failed');
+    assert.match(out, /cores .*Node v\d+/, 'the machine is described');
+    if (!engines().includes('PostgreSQL')) assert.match(out, /PostgreSQL: skipped/, 'a skipped engine is said');
+  });
+
+  it('npm run bench:lab:transfer-out prints its ratios per engine', { timeout: TIMEOUT_MS }, async () => {
+    const out = await bench('bench/lab/transfer-out.ts', {
+      BENCH_SECONDS: '0.3',
+      BENCH_CONCURRENCY: '2',
+      BENCH_SERVER: 'sources',
+    });
     for (const engine of engines()) assert.match(out, new RegExp(`^${engine} `, 'm'), `a section for ${engine}`);
     const count = (re: RegExp) => out.match(re)?.length ?? 0;
     for (const line of [
@@ -48,8 +87,8 @@ describe('benches', () => {
     assert.match(out, /cores .*Node v\d+/, 'the machine is described');
   });
 
-  it('npm run bench:lifetimes prints its rounds per engine', { timeout: TIMEOUT_MS }, async () => {
-    const out = await bench('bench/lifetimes.ts', {
+  it('npm run bench:lab:lifetimes prints its rounds per engine', { timeout: TIMEOUT_MS }, async () => {
+    const out = await bench('bench/lab/lifetimes.ts', {
       BENCH_ROUNDS: '2',
       BENCH_SECONDS: '0.3',
       BENCH_CONCURRENCY: '2',
@@ -60,8 +99,8 @@ describe('benches', () => {
       assert.equal(count(line), engines().length, `${line.source} once per engine\n${out}`);
   });
 
-  it('npm run bench:growth prints large ÷ small ratios per engine', { timeout: TIMEOUT_MS }, async () => {
-    const out = await bench('bench/growth.ts', {
+  it('npm run bench:lab:growth prints large ÷ small ratios per engine', { timeout: TIMEOUT_MS }, async () => {
+    const out = await bench('bench/lab/growth.ts', {
       BENCH_GROWTH_SMALL: '100',
       BENCH_GROWTH_ROWS: '400',
       BENCH_SECONDS: '0.3',

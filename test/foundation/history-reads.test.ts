@@ -1,5 +1,5 @@
 // The dashboard's summaries and the API's filtered lists must cost the same at a million payments as at
-// a thousand (npm run bench:growth measures it). A test cannot time that, but it can read each statement's
+// a thousand (npm run bench:lab:growth measures it). A test cannot time that, but it can read each statement's
 // plan: on the tables that grow with a platform's history, every read must narrow the platform's rows by
 // something beyond the platform and environment themselves (a status, a time window, a partial index of
 // the rare rows), or it reads the whole history on every page view. Checked on each engine's own planner.

@@ -1,5 +1,5 @@
 // totalCount is counted up to COUNT_LIMIT matches and left out beyond: counting a long list in full made
-// every page cost as much as the whole list (npm run bench:growth measures it).
+// every page cost as much as the whole list (npm run bench:lab:growth measures it).
 import assert from 'node:assert/strict';
 import { COUNT_LIMIT } from '../../src/domain/paging.ts';
 import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';

@@ -9,41 +9,41 @@
  *      quote + execute for PROFILE_SECONDS each, with a webhook receiver on this process so every event
  *      is delivered, stops it, and prints the self time of the CPU profile by area and its top functions.
  *
- *   npm run bench:profile
- *   PROFILE_SECONDS=10 PROFILE_KEEP=1 npm run bench:profile     # longer; keep the .cpuprofile files
- *   PROFILE_AB=old-tree,new-tree npm run bench:profile           # A/B: no profiler; servers from the two
+ *   npm run bench:lab:profile
+ *   PROFILE_SECONDS=10 PROFILE_KEEP=1 npm run bench:lab:profile     # longer; keep the .cpuprofile files
+ *   PROFILE_AB=old-tree,new-tree npm run bench:lab:profile           # A/B: no profiler; servers from the two
  *                                                                # source trees, alternating, same database
- *   PROFILE_PERF=1 npm run bench:profile                         # on-CPU samples by Linux perf instead of
+ *   PROFILE_PERF=1 npm run bench:lab:profile                         # on-CPU samples by Linux perf instead of
  *                                                                # V8's profile: µs per transfer-out lifecycle
  *                                                                # by area, kernel included (lib/perf.ts)
- *   PROFILE_WEBHOOKS=0 npm run bench:profile                     # no webhook endpoint: the money path alone,
+ *   PROFILE_WEBHOOKS=0 npm run bench:lab:profile                     # no webhook endpoint: the money path alone,
  *                                                                # as `npm run bench` loads it
- *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:profile          # at most 200 requests a second instead of
+ *   PROFILE_RATE=200 PROFILE_AB=… npm run bench:lab:profile          # at most 200 requests a second instead of
  *                                                                # as many as the server takes
- *   BENCH_ENGINES=postgresql npm run bench:profile               # one engine only (sqlite or postgresql)
+ *   BENCH_ENGINES=postgresql npm run bench:lab:profile               # one engine only (sqlite or postgresql)
  *
  * Every loop is bounded by time and count; it only talks to 127.0.0.1.
  */
-import type { ExternalAccountInput } from '../src/domain/account-types.ts';
+import type { ExternalAccountInput } from '../../src/domain/account-types.ts';
 import { createServer, Agent, request, type Server } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { createApp } from '../src/app.ts';
-import { openServices } from '../src/open-services.ts';
-import { openStore } from '../src/store/db.ts';
-import { createPlatform } from '../src/services/platforms.ts';
-import type { Services } from '../src/services/index.ts';
-import type { Scope } from '../src/context.ts';
-import { BUILD } from '../test/external-accounts/fixtures.ts';
-import { spawnServer } from '../test/helpers/processes.ts';
-import { engineLabels } from './lib/setup.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createApp } from '../../src/app.ts';
+import { openServices } from '../../src/open-services.ts';
+import { openStore } from '../../src/store/db.ts';
+import { createPlatform } from '../../src/services/platforms.ts';
+import type { Services } from '../../src/services/index.ts';
+import type { Scope } from '../../src/context.ts';
+import { BUILD } from '../../test/external-accounts/fixtures.ts';
+import { spawnServer } from '../../test/helpers/processes.ts';
+import { engineLabels } from '../lib/setup.ts';
 import { areaOf } from './lib/areas.ts';
 import { perfAvailable, printPerfAreas, recordPerf, removePerfMap, type PerfRecording } from './lib/perf.ts';
-import { onStatement } from '../test/helpers/statements.ts';
+import { onStatement } from '../../test/helpers/statements.ts';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);

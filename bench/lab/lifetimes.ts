@@ -5,17 +5,17 @@
  * grows with the load's age rather than its rate; `npm run bench` runs no quotes and stops long before a
  * quote's default lifetime (5 minutes) would show it.
  *
- *   npm run bench:lifetimes
- *   BENCH_ROUNDS=8 BENCH_SECONDS=5 npm run bench:lifetimes
- *   BENCH_SERVER=sources npm run bench:lifetimes        # the sources through tsx instead of the build
+ *   npm run bench:lab:lifetimes
+ *   BENCH_ROUNDS=8 BENCH_SECONDS=5 npm run bench:lab:lifetimes
+ *   BENCH_SERVER=sources npm run bench:lab:lifetimes        # the sources through tsx instead of the build
  *
  * Per engine (SQLite; PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL names a server; BENCH_ENGINES
  * picks one), against `payouts serve` from the build. Prints each round against the first, and the expiry
  * jobs that ran: for a quote that was executed, one ran for nothing.
  */
-import { spawnServer } from '../test/helpers/processes.ts';
-import { call, ratio, saturate, target, x, type Target } from './lib/load.ts';
-import { BENCH_SERVER, engineLabels, freshEngine, makePlatform, open, type BenchPlatform } from './lib/setup.ts';
+import { spawnServer } from '../../test/helpers/processes.ts';
+import { call, ratio, saturate, target, x, type Target } from '../lib/load.ts';
+import { BENCH_SERVER, engineLabels, freshEngine, makePlatform, open, type BenchPlatform } from '../lib/setup.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

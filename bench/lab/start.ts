@@ -6,8 +6,8 @@
  * - newWorkspace(), against both starts: what a workspace per test saves over a sandbox per test;
  * - `payouts --version` from the build, against `node -e 0`: what any command pays before it runs.
  *
- *   npm run bench:start
- *   BENCH_ROUNDS=10 npm run bench:start
+ *   npm run bench:lab:start
+ *   BENCH_ROUNDS=10 npm run bench:lab:start
  *
  * From the repository the child process runs the sources through tsx (as the tests do), so its baseline is
  * `node --import tsx -e 0`; an installed package runs dist/ on plain Node, whose baseline is `node -e 0`: that
@@ -16,10 +16,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import Fastify from 'fastify';
-import { startSandbox } from '../src/testing/index.ts';
+import { startSandbox } from '../../src/testing/index.ts';
 
 /** The built test API (dist/, made by `npm run build`), whose child process runs bin/payouts.mjs on plain Node. */
-const BUILT = new URL('../dist/testing/index.js', import.meta.url);
+const BUILT = new URL('../../dist/testing/index.js', import.meta.url);
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WORKSPACE_ROUNDS = ROUNDS * 10;
@@ -75,7 +75,7 @@ const childProcess = await startTime(ROUNDS, async () => {
   return () => sandbox.close();
 });
 const built = existsSync(BUILT)
-  ? ((await import(BUILT.href)) as typeof import('../src/testing/index.ts')).startSandbox
+  ? ((await import(BUILT.href)) as typeof import('../../src/testing/index.ts')).startSandbox
   : undefined;
 const childBuilt =
   built &&
@@ -84,7 +84,7 @@ const childBuilt =
     return () => sandbox.close();
   }));
 // A command that needs neither the server nor the database loads the command table alone.
-const cliVersion = existsSync(new URL('../dist/main.js', import.meta.url))
+const cliVersion = existsSync(new URL('../../dist/main.js', import.meta.url))
   ? await startTime(ROUNDS, node(['bin/payouts.mjs', '--version']))
   : undefined;
 const sandbox = await startSandbox();

@@ -1,5 +1,5 @@
 // Which part of the service a function belongs to, from where its code lives: one table for both of
-// bench:profile's views of a loaded server (V8's CPU profile and perf's on-CPU samples).
+// bench:lab:profile's views of a loaded server (V8's CPU profile and perf's on-CPU samples).
 
 const AREAS: Array<[RegExp, string]> = [
   [/node_modules\/(pino|sonic-boom|fast-redact|thread-stream|pino-std-serializers|@pinojs)\//, 'logging'],

@@ -2,15 +2,15 @@
  * How long a sandbox workspace takes to make and to reset, as ratios to a plain `GET /customers` measured
  * in the same run against the same server (absolute times depend on the machine; ratios travel).
  *
- *   npm run bench:workspaces            # the embedded database
- *   BENCH_ROUNDS=200 npm run bench:workspaces
+ *   npm run bench:lab:workspaces            # the embedded database
+ *   BENCH_ROUNDS=200 npm run bench:lab:workspaces
  *
  * Starts `payouts serve` as its own process on 127.0.0.1 (workspaces open there), one request at a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnServer } from '../test/helpers/processes.ts';
+import { spawnServer } from '../../test/helpers/processes.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
 const API = '/2025-10-13';

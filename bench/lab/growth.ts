@@ -4,18 +4,18 @@
  * measured alternately in the same run. Prints, per engine, large ÷ small for list pages and for
  * transfer-out throughput: 1.00× is flat.
  *
- *   npm run bench:growth                                  # 1,000 vs 1,000,000 rows, SQLite (+ PostgreSQL)
- *   BENCH_GROWTH_ROWS=20000 BENCH_SECONDS=2 npm run bench:growth    # a quick run
+ *   npm run bench:lab:growth                                  # 1,000 vs 1,000,000 rows, SQLite (+ PostgreSQL)
+ *   BENCH_GROWTH_ROWS=20000 BENCH_SECONDS=2 npm run bench:lab:growth    # a quick run
  *
  * Seeding copies the rows of one real lifecycle (bench/lib/seed.ts), one customer per 1,000 payments (40 at
  * least, so every page measured is full; BENCH_GROWTH_PER_CUSTOMER changes the 1,000).
  */
-import { spawnServer, type ServerProcess } from '../test/helpers/processes.ts';
-import { waitFor } from '../test/helpers/wait.ts';
-import { dashboardClient } from '../test/dashboard/session-client.ts';
-import { captureLifecycle } from './lib/lifecycle-rows.ts';
-import { call, medianMs, ratio, saturate, target, x, type Target } from './lib/load.ts';
-import { seedLifecycles, seedQuotes, settle } from './lib/seed.ts';
+import { spawnServer, type ServerProcess } from '../../test/helpers/processes.ts';
+import { waitFor } from '../../test/helpers/wait.ts';
+import { dashboardClient } from '../../test/dashboard/session-client.ts';
+import { captureLifecycle } from '../lib/lifecycle-rows.ts';
+import { call, medianMs, ratio, saturate, target, x, type Target } from '../lib/load.ts';
+import { seedLifecycles, seedQuotes, settle } from '../lib/seed.ts';
 import {
   engineLabels,
   freshEngine,
@@ -28,7 +28,7 @@ import {
   type BenchPlatform,
   type Engine,
   type Payer,
-} from './lib/setup.ts';
+} from '../lib/setup.ts';
 
 const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 1_000);
 const LARGE = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
