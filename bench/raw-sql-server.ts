@@ -17,7 +17,7 @@ import { pgGroupWriter, pgPhaseWriter, sqliteGroupWriter, type PhaseWriter } fro
 import { baselineApp, CANNED_TRANSACTION, listenForBench, transferOutRoute } from './lib/baseline-http.ts';
 
 const { lifecycle, payers } = loadLifecycle(process.env.BENCH_LIFECYCLE_FILE ?? '');
-/** The service's worker runs its rail steps in groups of this many per transaction (src/jobs/worker.ts). */
+/** The service's worker runs its rail steps in groups of this many per transaction (src/jobs/groups.ts). */
 const RAIL_STEPS_PER_TRANSACTION = 10;
 
 /** How the request's phase and the later ones are written, and how to let go of the database. */

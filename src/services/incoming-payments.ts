@@ -32,7 +32,7 @@ import { tracksBalance } from '../ledger/accounts.ts';
 import type { Outcome } from '../rails/sandbox-outcomes.ts';
 import type { Tx } from '../store/db.ts';
 import type { TransactionsTable } from '../store/schema.ts';
-import type { WebhookService } from '../webhooks/delivery.ts';
+import type { WebhookService } from '../webhooks/service.ts';
 import { scopeNowMs, type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { scopedCustomers } from './customers.ts';
 import { scopedExternalAccounts } from './external-accounts.ts';

@@ -7,7 +7,7 @@ import { JobWorker, type JobCounter } from '../jobs/worker.ts';
 import { makeMetrics } from '../metrics.ts';
 import type { Environment } from '../domain/environments.ts';
 import { makeDocumentFileStore } from '../store/document-files.ts';
-import { makeWebhookService } from '../webhooks/delivery.ts';
+import { makeWebhookService } from '../webhooks/service.ts';
 import { makeBeneficialOwnerService } from './beneficial-owners.ts';
 import { makeCustomerService } from './customers.ts';
 import { makeDocumentService } from './documents.ts';

@@ -9,7 +9,7 @@ import type { Ctx, Scope } from '../context.ts';
 import { checkLedgerNow, lastLedgerCheck } from '../ledger/checks.ts';
 import { COUNT_LIMIT } from '../domain/paging.ts';
 import { countUpTo } from '../store/paging.ts';
-import { DELIVERY_FAILED } from '../webhooks/delivery.ts';
+import { DELIVERY_FAILED } from '../webhooks/event-log.ts';
 
 export interface PostingLine {
   entryId: string;

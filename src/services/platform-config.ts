@@ -6,7 +6,7 @@ import { iso } from '../domain/clock.ts';
 import type { Tx } from '../store/db.ts';
 import type { WebhookEnvelope } from '../store/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
-import type { WebhookService } from '../webhooks/delivery.ts';
+import type { WebhookService } from '../webhooks/service.ts';
 import { checkWebhookUrl, publicTargetsOnly } from '../webhooks/url.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../context.ts';
 import { openInternalAccounts } from './internal-accounts.ts';

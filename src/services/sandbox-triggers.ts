@@ -12,7 +12,7 @@ import type { TriggerEvent } from '../domain/sandbox-triggers.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import type { DocumentFileStore } from '../store/document-files.ts';
 import { withinTransaction } from '../store/db.ts';
-import type { WebhookService } from '../webhooks/delivery.ts';
+import type { WebhookService } from '../webhooks/service.ts';
 import { type Ctx, type Scope, scopeNowMs } from '../context.ts';
 import { loadScope } from '../platforms.ts';
 import type { BeneficialOwnerService } from './beneficial-owners.ts';

@@ -4,6 +4,7 @@ import { startServer, type TestPlatform, type TestServer } from '../helpers/harn
 import { recordStatements } from '../helpers/statements.ts';
 import { externalAccount, fundedCustomer } from '../money/fixtures.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { groupsOf, payloadsByKind } from '../../src/jobs/groups.ts';
 
 // Database-only jobs (rail steps) claimed together run in groups, each group in one database transaction;
 // a job that fails takes no other job of its group with it.
@@ -82,5 +83,30 @@ describe('database-only jobs run in groups', () => {
     assert.equal(job.status, 'pending', 'the broken job waits for its retry');
     assert.equal(job.attempts, 1n, 'one attempt counted');
     assert.match(job.last_error ?? '', /JSON/, 'its error is recorded');
+  });
+});
+
+describe('how a batch falls into groups', () => {
+  it('slices the claimed jobs in order, ten to a group by default, the last group with the rest', () => {
+    const ids = Array.from({ length: 23 }, (_, i) => i);
+    const groups = groupsOf(ids, 10);
+    assert.deepEqual(
+      groups.map((g) => g.length),
+      [10, 10, 3],
+    );
+    assert.deepEqual(groups.flat(), ids, 'every job once, in the order claimed');
+    assert.deepEqual(groupsOf([], 10), [], 'no jobs, no groups');
+  });
+
+  it("hands each kind's preparer the payloads of that kind, in the jobs' order", () => {
+    const kinds = ['transaction.process', 'transaction.finish', 'transaction.process'].map((kind) => ({ kind }));
+    const byKind = payloadsByKind(kinds, ['p1', 'f1', 'p2']);
+    assert.deepEqual(
+      [...byKind],
+      [
+        ['transaction.process', ['p1', 'p2']],
+        ['transaction.finish', ['f1']],
+      ],
+    );
   });
 });

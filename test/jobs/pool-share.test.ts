@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, migratedStore } from '../helpers/harness.ts';
 import { enqueueJob } from '../../src/jobs/queue.ts';
+import { runAtMost } from '../../src/jobs/pool-share.ts';
 import { JobWorker } from '../../src/jobs/worker.ts';
 
 const T0 = 1_700_000_000_000;
@@ -45,5 +46,34 @@ describe("the worker's share of the PostgreSQL pool", {
     });
     assert.equal(await worker.drain({}, 1), 100, 'one pass claims and runs all hundred jobs (ten groups)');
     assert.equal(most, 3, 'three groups ran side by side, never more');
+  });
+});
+
+describe('runAtMost, the bound itself', () => {
+  /** Runs `count` items through runAtMost, each a short sleep; answers the most that ran at once and the order. */
+  async function trace(count: number, atOnce: number | undefined) {
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const items = Array.from({ length: count }, (_, i) => i);
+    await runAtMost(items, atOnce, async (item) => {
+      started.push(item);
+      most = Math.max(most, ++running);
+      await sleep(2);
+      running--;
+    });
+    return { most, started };
+  }
+
+  it('runs every item, at most `atOnce` at a time, taking them in order', async () => {
+    const { most, started } = await trace(10, 3);
+    assert.equal(most, 3, 'three at once, never more');
+    assert.deepEqual(started, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'each runner takes the next item');
+  });
+
+  it('runs all at once when unbounded, and never starts more runners than items', async () => {
+    assert.equal((await trace(6, undefined)).most, 6, 'unbounded');
+    assert.equal((await trace(2, 5)).most, 2, 'two items, two at once');
+    assert.deepEqual((await trace(0, 3)).started, [], 'nothing to run');
   });
 });
