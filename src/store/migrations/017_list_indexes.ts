@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Filtered transaction pages that cost the same at a million rows as at a thousand (npm run bench:growth).
+ * Filtered transaction pages that cost the same at a million rows as at a thousand (npm run bench:lab:growth).
  * A page is ordered by (created_at, id); an index that ends in those columns after the filter's own lets
  * both engines read the page's rows straight off it. Without one, SQLite walked the scope's whole history
  * to find one customer's twenty newest payments, and a status that few payments have (FAILED) made both

@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * them on its home page and lists them on its webhooks page; with no index of their own both read the
  * platform's whole event history (three events a payment) on every view. Partial, so the events delivered
  * (all but a few) cost nothing more to write. A query reaches it only by naming the state as a literal
- * (`DELIVERY_FAILED` in webhooks/delivery.ts): neither planner matches a bound parameter to an index's
+ * (`DELIVERY_FAILED` in webhooks/event-log.ts): neither planner matches a bound parameter to an index's
  * WHERE. The same statement on SQLite and PostgreSQL.
  */
 export async function up(db: Kysely<any>): Promise<void> {
