@@ -28,10 +28,7 @@ export type DeferredTable = (typeof DEFERRED_TABLES)[number];
 type Row = Database[DeferredTable];
 
 /** Each table's name as its statements quote it, to tell a read of it (store/rules.ts, no read-back). */
-const QUOTED = Object.fromEntries(DEFERRED_TABLES.map((table) => [table, `"${table}"`])) as Record<
-  DeferredTable,
-  string
->;
+const QUOTED = Object.fromEntries(DEFERRED_TABLES.map((t) => [t, `"${t}"`])) as Record<DeferredTable, string>;
 
 /** A change of a stored balance (ledger_accounts); the balance may not go below zero (a CHECK says so). */
 export interface BalanceMove {
@@ -108,6 +105,9 @@ function noteRows(rows: Map<unknown, string>, pending: Pending[]): void {
   }
 }
 
+// SQLite has no data-modifying WITH: a posting there cannot take its account from its move's RETURNING.
+const MOVES_ON_POSTGRES = `${RULES.movesOnPostgres}: SQLite moves a balance at once (ledger/journal.ts)`;
+
 /**
  * PostgreSQL only: queues a journal entry (its header, its postings) and the balance moves it makes. Each
  * posting on an account whose balance moves takes its account id from that move's UPDATE … RETURNING, so a
@@ -120,8 +120,7 @@ export function deferLedgerEntry(
   lines: Database['postings'][],
   moves: BalanceMove[],
 ): Promise<void> {
-  // SQLite has no data-modifying WITH: a posting there cannot take its account from its move's RETURNING.
-  assert(isPostgres(trx), `${RULES.movesOnPostgres}: SQLite moves a balance at once (ledger/journal.ts)`);
+  assert(isPostgres(trx), MOVES_ON_POSTGRES);
   return queue(trx, [
     { table: 'journal_entries', row: header },
     ...lines.map((row) => ({ table: 'postings' as const, row })),
