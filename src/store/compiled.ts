@@ -15,6 +15,8 @@
 import type { CompiledQuery, Compilable, QueryCreator, QueryResult } from 'kysely';
 import type { Database, Db, Tx } from './schema.ts';
 import { engineOf, type Engine } from './dialect.ts';
+import { assert, present } from '../domain/assert.ts';
+import { RULES } from './rules.ts';
 
 /** Where a value goes in the compiled statement's parameters. */
 class Slot {
@@ -84,6 +86,8 @@ const MAX_SHAPES = 256;
 export type Builder<V, R, P> = (db: QueryCreator<Database>, values: V, engine: Engine, plan: P) => Compilable<R>;
 
 export interface Statement<V, R, P = undefined> {
+  /** Its place among the statements this process defined: a plan names it by this, as plain data. */
+  number: number;
   /** The builder, for a caller that makes the statement part of a larger one (store/deferred-writes.ts). */
   build: Builder<V, R, P>;
   /** The statement with `values`, compiled for `db`'s engine, for a caller that runs it itself. */
@@ -95,10 +99,30 @@ export interface Statement<V, R, P = undefined> {
 }
 
 /**
+ * The most statements one process may define. The service defines a few dozen, each once, at the top of its
+ * module; one defined inside a function would be defined again on every call, compiled again every time
+ * and kept here for good. Past this bound, statement() refuses.
+ */
+export const MAX_STATEMENTS = 1000;
+
+/** Every statement this process defined, by number; it only grows, up to MAX_STATEMENTS. */
+const defined: Statement<never, unknown, never>[] = [];
+
+/** The statement this process defined as `number`. */
+export function statementNumbered(number: number): Statement<unknown, unknown> {
+  return present(defined[number], 'a statement number names a statement this process defined') as never;
+}
+
+/**
  * A statement compiled once per shape of its values. `build` makes it from the values it is given, which
- * are slots when it is built; it must be a function of its arguments and of constants only.
+ * are slots when it is built; it must be a function of its arguments and of constants only. Defined once, at
+ * the top of a module (MAX_STATEMENTS).
  */
 export function statement<V, R, P = undefined>(build: Builder<V, R, P>): Statement<V, R, P> {
+  assert(
+    defined.length < MAX_STATEMENTS,
+    `${RULES.statementsBounded}: this process defined MAX_STATEMENTS (${MAX_STATEMENTS}) already (store/compiled.ts)`,
+  );
   const compiled = { sqlite: new Map<string, CompiledQuery<R>>(), postgres: new Map<string, CompiledQuery<R>>() };
   const compile = (db: Db | Tx, values: V, ...[plan]: unknown[]): CompiledQuery<R> => {
     const shaped = shapeOf(values);
@@ -117,11 +141,14 @@ export function statement<V, R, P = undefined>(build: Builder<V, R, P>): Stateme
   };
   const run = (db: Db | Tx, values: V, ...plan: unknown[]): Promise<QueryResult<R>> =>
     db.executeQuery<R>(compile(db, values, ...plan));
-  return {
+  const defines: Statement<V, R, P> = {
+    number: defined.length,
     build,
     compile: compile as Statement<V, R, P>['compile'],
     run,
     rows: async (db, values, ...plan) => (await run(db, values, ...plan)).rows,
     first: async (db, values, ...plan) => (await run(db, values, ...plan)).rows[0],
   };
+  defined.push(defines as never);
+  return defines;
 }

@@ -1,3 +1,5 @@
+// The store's contract (what deferred writes, lazy BEGIN, the `db` getter and compiled statements rest on,
+// each rule with why and where it is checked) is src/store/README.md: read it before changing this folder.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import SqliteDatabase from 'better-sqlite3';
@@ -12,10 +14,12 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { assert } from '../domain/assert.ts';
 import type { Database, Db, Tx } from './schema.ts';
 import type { Engine } from './dialect.ts';
 import { withDeferredWrites } from './deferred-writes.ts';
 import { LazyBeginPostgresDialect } from './pg-lazy-begin.ts';
+import { RULES, StatementChecks } from './rules.ts';
 import { sqlitePath } from './paths.ts';
 
 export type { Engine } from './dialect.ts';
@@ -70,6 +74,19 @@ function joinable(): Tx | undefined {
   return frame?.open ? frame.trx : undefined;
 }
 
+const COPIED =
+  `${RULES.dbNotCopied}: a database kept from outside an open ambient transaction took a connection inside ` +
+  'it, and cannot see what that transaction wrote';
+
+/**
+ * Before either driver hands out a connection: inside an open ambient transaction, store.db and store.tx go
+ * through it and take none, so whatever asks for one holds a copy of the root database, read before the
+ * transaction opened. On SQLite it would wait forever for the one connection the transaction holds.
+ */
+function assertNotCopied(): void {
+  assert(joinable() === undefined, COPIED);
+}
+
 export interface Store {
   db: Db;
   engine: Engine;
@@ -96,6 +113,7 @@ export interface TxOptions {
  */
 class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, SqliteStatement>();
+  readonly checks = new StatementChecks();
   constructor(private readonly db: SqliteDatabase.Database) {}
 
   private prepare(text: string): SqliteStatement {
@@ -110,6 +128,7 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.checks.before(query);
     const statement = this.prepare(query.sql);
     const parameters = query.parameters as unknown[];
     if (statement.reader) return { rows: statement.all(...parameters) as R[] };
@@ -118,6 +137,7 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    this.checks.before(query);
     for (const row of this.prepare(query.sql).iterate(...(query.parameters as unknown[]))) yield { rows: [row as R] };
   }
 }
@@ -137,6 +157,7 @@ class SqliteDriver implements Driver {
 
   /** SQLite has one connection: callers take turns. */
   async acquireConnection(): Promise<DatabaseConnection> {
+    assertNotCopied();
     const previous = this.queue;
     let release!: () => void;
     this.queue = new Promise((resolve) => (release = resolve));
@@ -248,7 +269,7 @@ export function openStore(options: StoreOptions): Store {
       client.on('end', () => open.delete(client));
       client.on('error', () => open.delete(client));
     });
-    const db = new Kysely<Database>({ dialect: new LazyBeginPostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new LazyBeginPostgresDialect({ pool }, assertNotCopied) });
     // Not a spread of makeStore's object: that would read its `db` getter once and lose the ambient
     // transaction (reads inside an idempotent request would not see what that request wrote).
     const store = makeStore(db, 'postgres');

@@ -5,13 +5,15 @@
 // (data-modifying WITH), one multi-row INSERT per table on SQLite. They still commit with the change they
 // belong to, or not at all. Every store.tx opens a buffer (see db.ts); a caller outside one writes at once.
 // On PostgreSQL that statement is the transaction's last: when the transaction wrote nothing before it, it
-// runs without BEGIN and COMMIT (store/pg-lazy-begin.ts).
-import { type QueryCreator, sql } from 'kysely';
+// runs without BEGIN and COMMIT (store/pg-lazy-begin.ts). The rules this rests on (the last write, no
+// read-back, balance moves on PostgreSQL only) are src/store/README.md's.
+import { type CompiledQuery, type QueryCreator, sql } from 'kysely';
+import { assert, present } from '../domain/assert.ts';
 import { insufficientBalance } from '../domain/errors.ts';
 import type { Database, Tx } from './schema.ts';
 import { isPostgres } from './dialect.ts';
-import { asLastStatement } from './pg-lazy-begin.ts';
-import { statement, type Statement } from './compiled.ts';
+import { asLastStatement, checksOf, RULES, type StatementChecks } from './rules.ts';
+import { statement, statementNumbered, type Statement } from './compiled.ts';
 
 const DEFERRED_TABLES = [
   'transactions',
@@ -24,6 +26,9 @@ const DEFERRED_TABLES = [
 ] as const;
 export type DeferredTable = (typeof DEFERRED_TABLES)[number];
 type Row = Database[DeferredTable];
+
+/** Each table's name as its statements quote it, to tell a read of it (store/rules.ts, no read-back). */
+const QUOTED = Object.fromEntries(DEFERRED_TABLES.map((t) => [t, `"${t}"`])) as Record<DeferredTable, string>;
 
 /** A change of a stored balance (ledger_accounts); the balance may not go below zero (a CHECK says so). */
 export interface BalanceMove {
@@ -47,7 +52,13 @@ export interface DeferredUpdate<V = any> {
 
 type Pending = { table: DeferredTable; row: Row } | { move: BalanceMove } | { update: DeferredUpdate };
 
-const buffers = new WeakMap<Tx, Pending[]>();
+interface Buffer {
+  pending: Pending[];
+  /** The queued rows by id, for the read-back check: the map of the connection's checks, once asked for. */
+  rows: Map<unknown, string> | undefined;
+}
+
+const buffers = new WeakMap<Tx, Buffer>();
 
 /** One multi-row INSERT per table, compiled once per number of rows. */
 const inserts = Object.fromEntries(
@@ -75,9 +86,27 @@ export function deferUpdate<V>(trx: Tx, update: DeferredUpdate<V>): Promise<void
 /** Into the caller's buffer, or written at once when the caller opened none. */
 async function queue(trx: Tx, pending: Pending[]): Promise<void> {
   const buffer = buffers.get(trx);
-  if (buffer) buffer.push(...pending);
-  else await write(trx, pending);
+  if (!buffer) return write(trx, pending);
+  buffer.pending.push(...pending);
+  noteRows((buffer.rows ??= (await checksOfTx(trx)).deferredRows), pending);
 }
+
+/** The checks of the connection `trx` runs on (store/rules.ts): its one connection, asked for without a query. */
+function checksOfTx(trx: Tx): Promise<StatementChecks> {
+  return trx.getExecutor().provideConnection(async (connection) => checksOf(connection));
+}
+
+/** Notes the rows of `pending` that have an id, so that a statement reading one back fails by the rule's name. */
+function noteRows(rows: Map<unknown, string>, pending: Pending[]): void {
+  for (const item of pending) {
+    if (!('row' in item)) continue;
+    const { id } = item.row as { id?: unknown };
+    if (id !== undefined) rows.set(id, QUOTED[item.table]);
+  }
+}
+
+// SQLite has no data-modifying WITH: a posting there cannot take its account from its move's RETURNING.
+const MOVES_ON_POSTGRES = `${RULES.movesOnPostgres}: SQLite moves a balance at once (ledger/journal.ts)`;
 
 /**
  * PostgreSQL only: queues a journal entry (its header, its postings) and the balance moves it makes. Each
@@ -91,6 +120,7 @@ export function deferLedgerEntry(
   lines: Database['postings'][],
   moves: BalanceMove[],
 ): Promise<void> {
+  assert(isPostgres(trx), MOVES_ON_POSTGRES);
   return queue(trx, [
     { table: 'journal_entries', row: header },
     ...lines.map((row) => ({ table: 'postings' as const, row })),
@@ -105,16 +135,22 @@ export function deferLedgerEntry(
 export async function withDeferredWrites<T>(trx: Tx, fn: (trx: Tx) => Promise<T>): Promise<T> {
   let buffer = buffers.get(trx);
   const outermost = !buffer;
-  if (!buffer) buffers.set(trx, (buffer = []));
-  const mark = buffer.length;
+  if (!buffer) buffers.set(trx, (buffer = { pending: [], rows: undefined }));
+  const mark = buffer.pending.length;
   try {
     const value = await fn(trx);
-    const pending = buffer.splice(0);
+    const pending = buffer.pending.splice(0);
+    // Written by the next statement: from then on they may be read like any other row.
+    buffer.rows?.clear();
     // The outermost call's write is the transaction's last statement: its commit follows.
     await write(trx, pending, outermost);
     return value;
   } catch (err) {
-    buffer.splice(mark);
+    buffer.pending.splice(mark);
+    if (buffer.rows) {
+      buffer.rows.clear();
+      noteRows(buffer.rows, buffer.pending);
+    }
     throw err;
   }
 }
@@ -139,13 +175,15 @@ function gather(pending: Pending[]): Gathered {
       continue;
     }
     if ('update' in item) {
-      const seen = updates.get(item.update.key);
-      if (seen && !(seen.merge && seen.update === item.update.update))
-        throw new Error(`${item.update.key} is updated twice in one transaction`);
-      updates.set(
-        item.update.key,
-        seen ? { ...seen, values: seen.merge!(seen.values, item.update.values) } : item.update,
-      );
+      const { key } = item.update;
+      const seen = updates.get(key);
+      if (!seen) {
+        updates.set(key, item.update);
+        continue;
+      }
+      const merge = seen.update === item.update.update ? seen.merge : undefined;
+      assert(merge, `${RULES.oneUpdatePerRow}: ${key} is updated twice in one transaction`);
+      updates.set(key, { ...seen, values: merge(seen.values, item.update.values) });
       continue;
     }
     const rows = byTable.get(item.table);
@@ -166,11 +204,14 @@ async function write(trx: Tx, pending: Pending[], last = false): Promise<void> {
   if (pending.length === 0) return;
   const gathered = gather(pending);
   if (isPostgres(trx)) return writePostgres(trx, gathered, last);
-  if (gathered.moves.length > 0) throw new Error('balance moves are deferred on PostgreSQL only');
+  const statements: (() => CompiledQuery)[] = [];
   for (const [table, rows] of gathered.groups)
     for (let at = 0; at < rows.length; at += SQLITE_ROWS_PER_INSERT)
-      await inserts[table].run(trx, rows.slice(at, at + SQLITE_ROWS_PER_INSERT));
-  for (const { update, values } of gathered.updates) await update.run(trx, values);
+      statements.push(() => inserts[table].compile(trx, rows.slice(at, at + SQLITE_ROWS_PER_INSERT)));
+  for (const { update, values } of gathered.updates) statements.push(() => update.compile(trx, values));
+  // The last of them is the transaction's last write, as PostgreSQL's one statement is (store/rules.ts).
+  for (const [i, compile] of statements.entries())
+    await trx.executeQuery(last && i === statements.length - 1 ? asLastStatement(compile()) : compile());
 }
 
 /**
@@ -180,7 +221,7 @@ async function write(trx: Tx, pending: Pending[], last = false): Promise<void> {
 async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered, last: boolean): Promise<void> {
   const moveIndex = new Map(moves.map((move, i) => [`${move.accountId} ${move.currency}`, i]));
   const plan: CombinedPlan = {
-    updates: updates.map(({ update }) => registered(update)),
+    updates: updates.map(({ update }) => update.number),
     tables: groups.map(([table]) => table),
     postingMoves: groups
       .filter(([table]) => table === 'postings')
@@ -201,16 +242,8 @@ async function writePostgres(trx: Tx, { groups, moves, updates }: Gathered, last
   }
 }
 
-/** The update statements deferred so far, numbered, so that a plan names them as plain data. */
-const updateStatements: Statement<unknown, unknown>[] = [];
-
-function registered(update: Statement<unknown, unknown>): number {
-  const known = updateStatements.indexOf(update);
-  return known >= 0 ? known : updateStatements.push(update) - 1;
-}
-
 interface CombinedPlan {
-  /** Each update's statement (updateStatements). */
+  /** Each update's statement, by its number (store/compiled.ts), so that the plan is plain data. */
   updates: number[];
   tables: DeferredTable[];
   /** For each posting, in order, the balance move its account id comes from, or -1. */
@@ -238,20 +271,20 @@ const combined = statement((db, v: Combined, engine, plan: CombinedPlan) => {
   // Each posting on an account whose balance moves takes its id from that move's RETURNING (see deferLedgerEntry).
   const bound = (rows: Row[]) =>
     (rows as Database['postings'][]).map((line, i) => {
-      const move = plan.postingMoves[i]!;
+      const move = present(plan.postingMoves[i], 'the plan names a balance move, or none, for each posting');
       return move < 0 ? line : { ...line, account_id: sql<string>`(select "id" from ${sql.table(`move_${move}`)})` };
     });
   const parts = [
     ...plan.updates.map(
-      (u, i) => (q: QueryCreator<Database>) => updateStatements[u]!.build(q, v.updates[i], engine, undefined),
+      (u, i) => (q: QueryCreator<Database>) => statementNumbered(u).build(q, v.updates[i], engine, undefined),
     ),
-    ...plan.tables.map(
-      (table, t) => (q: QueryCreator<Database>) =>
-        q.insertInto(table).values((table === 'postings' ? bound(v.rows[t]!) : v.rows[t]!) as never),
-    ),
+    ...plan.tables.map((table, t) => (q: QueryCreator<Database>) => {
+      const rows = present(v.rows[t], 'the plan names a table for each group of rows');
+      return q.insertInto(table).values((table === 'postings' ? bound(rows) : rows) as never);
+    }),
   ];
   for (const [i, part] of parts.slice(0, -1).entries()) creator = creator.with(`deferred_${i}`, part as never) as never;
-  return parts[parts.length - 1]!(creator);
+  return present(parts.at(-1), 'an empty buffer writes no statement (write)')(creator);
 });
 
 /** A debit past zero, which the CHECK on ledger_accounts.balance refused: INSUFFICIENT_BALANCE, naming the account. */

@@ -4,53 +4,32 @@
 // statement is atomic by itself. So this driver sends BEGIN only before the first statement that writes or
 // locks, and a statement marked by `asLastStatement` while BEGIN is still unsent runs on its own and
 // commits with itself; COMMIT (or ROLLBACK) is then not sent either. A transfer-out's request is its reads
-// and one statement that writes every row of it (store/deferred-writes.ts).
+// and one statement that writes every row of it (store/deferred-writes.ts). Which statement counts as a
+// write or a lock is store/rules.ts isPlainRead's to say (src/store/README.md).
 import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
   PostgresDialect,
+  type PostgresDialectConfig,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-
-/** A read that takes no lock and writes nothing: a plain SELECT without a WITH (which may hold a write). */
-function isPlainRead(query: CompiledQuery): boolean {
-  const node = query.query;
-  return (
-    node.kind === 'SelectQueryNode' &&
-    node.with === undefined &&
-    !/\bfor (update|share|no key update|key share)\b/i.test(query.sql)
-  );
-}
-
-/**
- * The statements marked as the last of their transaction. The mark is on the statement itself, not in the
- * async context: on Node 20 an AsyncLocalStorage in use puts a hook on every promise the process makes,
- * which cost SQLite's money path a tenth to a fifth of its throughput (docs/performance.md).
- */
-const lastStatements = new WeakSet<CompiledQuery>();
-
-/**
- * Marks `query` as the last statement of its transaction: with nothing written before it, it runs on its
- * own, without BEGIN. Nothing but reads may follow it in the transaction.
- */
-export function asLastStatement<Q extends CompiledQuery>(query: Q): Q {
-  lastStatements.add(query);
-  return query;
-}
+import { assert } from '../domain/assert.ts';
+import { isLastStatement, isPlainRead, StatementChecks } from './rules.ts';
 
 type State = 'none' | 'unsent' | 'open' | 'committed';
 
 class LazyBeginConnection implements DatabaseConnection {
   state: State = 'none';
+  readonly checks = new StatementChecks();
   constructor(readonly inner: DatabaseConnection) {}
 
   private async beforeStatement(query: CompiledQuery): Promise<void> {
-    if (this.state === 'none' || this.state === 'open' || isPlainRead(query)) return;
-    if (this.state === 'committed')
-      throw new Error('a statement that writes came after the last statement of its transaction');
-    if (lastStatements.has(query)) this.state = 'committed';
+    // A write after the last statement fails here, whether BEGIN was sent or not.
+    this.checks.before(query);
+    if (this.state !== 'unsent' || isPlainRead(query)) return;
+    if (isLastStatement(query)) this.state = 'committed';
     else {
       await this.inner.executeQuery(CompiledQuery.raw('begin'));
       this.state = 'open';
@@ -68,22 +47,32 @@ class LazyBeginConnection implements DatabaseConnection {
   }
 }
 
+/** Every connection the driver is given back is one it handed out. */
+function lazyOf(connection: DatabaseConnection): LazyBeginConnection {
+  assert(connection instanceof LazyBeginConnection, 'the lazy-BEGIN driver is given back its own connections');
+  return connection;
+}
+
 /** Kysely's PostgreSQL driver with BEGIN sent late and COMMIT only when BEGIN was (see above). */
 class LazyBeginDriver implements Driver {
   private readonly connections = new WeakMap<DatabaseConnection, LazyBeginConnection>();
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly beforeAcquire: () => void,
+  ) {}
 
   init(): Promise<void> {
     return this.inner.init();
   }
   async acquireConnection(): Promise<DatabaseConnection> {
+    this.beforeAcquire();
     const connection = await this.inner.acquireConnection();
     let lazy = this.connections.get(connection);
     if (!lazy) this.connections.set(connection, (lazy = new LazyBeginConnection(connection)));
     return lazy;
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const lazy = connection as LazyBeginConnection;
+    const lazy = lazyOf(connection);
     // An isolation level or access mode must be set by the transaction's first statement: sent at once.
     if (settings.isolationLevel || settings.accessMode) {
       await this.inner.beginTransaction(lazy.inner, settings);
@@ -91,15 +80,17 @@ class LazyBeginDriver implements Driver {
     } else lazy.state = 'unsent';
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    const lazy = connection as LazyBeginConnection;
+    const lazy = lazyOf(connection);
     const open = lazy.state === 'open';
     lazy.state = 'none';
+    lazy.checks.ended();
     if (open) await this.inner.commitTransaction(lazy.inner);
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    const lazy = connection as LazyBeginConnection;
+    const lazy = lazyOf(connection);
     const open = lazy.state === 'open';
     lazy.state = 'none';
+    lazy.checks.ended();
     if (open) await this.inner.rollbackTransaction(lazy.inner);
   }
   // Savepoints go through the lazy connection, so that a savepoint sends BEGIN first when it is unsent.
@@ -113,8 +104,9 @@ class LazyBeginDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw(`release savepoint "${name}"`));
   }
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    const lazy = connection as LazyBeginConnection;
+    const lazy = lazyOf(connection);
     lazy.state = 'none';
+    lazy.checks.ended();
     return this.inner.releaseConnection(lazy.inner);
   }
   destroy(): Promise<void> {
@@ -122,8 +114,15 @@ class LazyBeginDriver implements Driver {
   }
 }
 
+/** `beforeAcquire` runs before each connection is taken from the pool (store/db.ts: store.db never copied). */
 export class LazyBeginPostgresDialect extends PostgresDialect {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly beforeAcquire: () => void,
+  ) {
+    super(config);
+  }
   override createDriver(): Driver {
-    return new LazyBeginDriver(super.createDriver());
+    return new LazyBeginDriver(super.createDriver(), this.beforeAcquire);
   }
 }
