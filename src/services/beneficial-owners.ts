@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { BeneficialOwner as BeneficialOwnerSchema, PersonalInfo } from '../http/schemas/beneficial-owners.ts';
+import type { BeneficialOwner as BeneficialOwnerSchema, PersonalInfo } from '../wire/beneficial-owners.ts';
 import { invalidInput, notFound } from '../domain/errors.ts';
 import { isCalendarDate, iso } from '../domain/clock.ts';
 import { isCountryCode } from '../domain/countries.ts';

@@ -2,7 +2,7 @@ import { present } from '../domain/assert.ts';
 import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Customer as CustomerSchema } from '../http/schemas/customers.ts';
+import type { Customer as CustomerSchema } from '../wire/customers.ts';
 import { KYC_PROFILE_FIELDS } from '../domain/kyc.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { isCalendarDate, iso } from '../domain/clock.ts';

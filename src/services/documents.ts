@@ -1,7 +1,7 @@
 import { bindDeps } from './bind.ts';
 import type { ReadStream } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
-import type { Document as DocumentSchema } from '../http/schemas/documents.ts';
+import type { Document as DocumentSchema } from '../wire/documents.ts';
 import { AppError, conflict, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';

@@ -1,6 +1,6 @@
 import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
-import type { ExternalAccount as ExternalAccountSchema } from '../http/schemas/external-accounts.ts';
+import type { ExternalAccount as ExternalAccountSchema } from '../wire/external-accounts.ts';
 import {
   accountTypeRule,
   ACCOUNT_TRANSITIONS,

@@ -2,7 +2,7 @@ import { AppError, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf } from '../domain/currencies.ts';
 import type { Static } from '@sinclair/typebox';
-import type { InternalAccount as InternalAccountSchema } from '../http/schemas/internal-accounts.ts';
+import type { InternalAccount as InternalAccountSchema } from '../wire/internal-accounts.ts';
 import { newId } from '../domain/ids.ts';
 import { postEntry } from '../ledger/journal.ts';
 import { systemAccountId } from '../ledger/accounts.ts';

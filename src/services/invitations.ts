@@ -1,7 +1,7 @@
 import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Invitation as InvitationSchema } from '../http/schemas/invitations.ts';
+import type { Invitation as InvitationSchema } from '../wire/invitations.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf } from '../domain/currencies.ts';

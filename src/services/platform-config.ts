@@ -1,7 +1,7 @@
 import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
 import { AppError, invalidInput } from '../domain/errors.ts';
-import type { PlatformConfig as PlatformConfigSchema } from '../http/schemas/config.ts';
+import type { PlatformConfig as PlatformConfigSchema } from '../wire/config.ts';
 import { iso } from '../domain/clock.ts';
 import type { Tx } from '../store/db.ts';
 import type { WebhookEnvelope } from '../store/schema.ts';

@@ -1,6 +1,6 @@
 import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
-import type { AccountReceiverLookup, UmaReceiverLookup } from '../http/schemas/receiver.ts';
+import type { AccountReceiverLookup, UmaReceiverLookup } from '../wire/receiver.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf, type Currency } from '../domain/currencies.ts';

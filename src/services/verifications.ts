@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Verification as VerificationSchema } from '../http/schemas/verifications.ts';
+import type { Verification as VerificationSchema } from '../wire/verifications.ts';
 import { notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';

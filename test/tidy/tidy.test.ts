@@ -216,6 +216,10 @@ describe('tidy', () => {
           problems.push(`${file} imports ${target}: domain/ is pure and imports only domain/`);
         if (file.startsWith('src/store/') && !/^src\/(store|domain)\//.test(target))
           problems.push(`${file} imports ${target}: store/ imports only store/ and domain/`);
+        if (file.startsWith('src/wire/') && !/^src\/(wire|domain)\//.test(target))
+          problems.push(`${file} imports ${target}: wire/ (the API's shapes) imports only wire/ and domain/`);
+        if ((file.startsWith('src/services/') || file === 'src/platforms.ts') && target.startsWith('src/http/'))
+          problems.push(`${file} imports ${target}: services sit below http/; the API's shapes are in wire/`);
       }
     }
     // Depth-first search; a back edge is a cycle, reported with its path.

@@ -5,7 +5,7 @@ import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError } from '../../domain/errors.ts';
 import { createWorkspace, listSnapshots, restoreSnapshot, saveSnapshot } from '../../services/sandbox-workspaces.ts';
-import { errors } from '../schemas/common.ts';
+import { errors } from '../../wire/common.ts';
 import {
   SandboxReset,
   SandboxSnapshot,
@@ -13,7 +13,7 @@ import {
   SandboxSnapshotList,
   SandboxWorkspace,
   SandboxWorkspaceCreate,
-} from '../schemas/sandbox.ts';
+} from '../../wire/sandbox.ts';
 
 const ADMIN_HEADER = 'x-sandbox-admin-key';
 
