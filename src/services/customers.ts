@@ -293,7 +293,25 @@ interface CustomerDeps {
   ctx: Ctx;
 }
 
-export function makeCustomerService(ctx: Ctx) {
+export interface CustomerService {
+  /** Creates the customer and its internal accounts. Raises INVALID_INPUT, INVALID_UMA_ADDRESS, UMA_ADDRESS_EXISTS. */
+  create(scope: Scope, input: CustomerInput & { platformCustomerId: string }): Promise<Customer>;
+  /** One customer, a business with its beneficial owners. Raises USER_NOT_FOUND. */
+  get(scope: Scope, customerId: string): Promise<Customer>;
+  /** A page of the customers matching the filters (deleted ones only when asked for). */
+  list(scope: Scope, filters: CustomerFilters, page: PageRequest): Promise<Page<Customer>>;
+  /**
+   * Merges the given profile fields. Raises USER_NOT_FOUND, CUSTOMER_DELETED, INVALID_INPUT, INVALID_UMA_ADDRESS,
+   * UMA_ADDRESS_EXISTS.
+   */
+  update(scope: Scope, customerId: string, input: CustomerInput): Promise<Customer>;
+  /** Soft delete. Raises USER_NOT_FOUND, CUSTOMER_DELETED (already deleted). */
+  remove(scope: Scope, customerId: string): Promise<Customer>;
+  /** The row of a customer another resource names (caller's transaction). Raises USER_NOT_FOUND, CUSTOMER_DELETED. */
+  requireActive(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable>;
+}
+
+export function makeCustomerService(ctx: Ctx): CustomerService {
   const deps: CustomerDeps = { ctx };
   return {
     create: bindDeps(deps, create),
@@ -304,5 +322,3 @@ export function makeCustomerService(ctx: Ctx) {
     requireActive: requireActive,
   };
 }
-
-export type CustomerService = ReturnType<typeof makeCustomerService>;

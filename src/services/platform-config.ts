@@ -191,7 +191,16 @@ interface PlatformConfigDeps {
   webhooks: WebhookService;
 }
 
-export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
+export interface PlatformConfigService {
+  /** The scope's configuration, with its webhook signing key. */
+  get(scope: Scope): Promise<PlatformConfigView>;
+  /** Changes the given fields; a new webhook endpoint gets a TEST event. Raises INVALID_INPUT, CONFLICT. */
+  update(scope: Scope, input: PlatformConfigUpdate): Promise<PlatformConfigView>;
+  /** Records the TEST event again for the endpoint configured now (the sandbox trigger). */
+  recordTest(scope: Scope): Promise<{ configId: string; eventId: string }>;
+}
+
+export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService): PlatformConfigService {
   const deps: PlatformConfigDeps = { ctx, webhooks };
   return {
     get: bindDeps(deps, get),
@@ -199,5 +208,3 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
     recordTest: bindDeps(deps, recordTest),
   };
 }
-
-export type PlatformConfigService = ReturnType<typeof makePlatformConfigService>;
