@@ -208,7 +208,7 @@ async function get(deps: CustomerDeps, scope: Scope, customerId: string): Promis
   const { ctx } = deps;
   const { db } = ctx.store;
   const [customer] = await withOwners(db, scope, [await load(db, scope, customerId)]);
-  return customer!;
+  return present(customer, 'one customer in, one out');
 }
 
 async function list(deps: CustomerDeps, scope: Scope, f: CustomerFilters, page: PageRequest): Promise<Page<Customer>> {

@@ -87,6 +87,29 @@ async function get(deps: PlatformConfigDeps, scope: Scope): Promise<PlatformConf
  * One transaction: the new settings, the accounts a new currency needs, and (when the endpoint
  * changed to a URL) a TEST event whose delivery job sends it to the new endpoint after commit.
  */
+/** Added currencies get an internal account for the platform and for each customer, in the caller's transaction. */
+async function openAccountsIn(trx: Tx, scope: Scope, added: string[], now: number): Promise<void> {
+  await openInternalAccounts(trx, scope, null, added, now);
+  const customers = await trx
+    .selectFrom('customers')
+    .select('id')
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('is_deleted', '=', 0n)
+    .orderBy('id')
+    .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
+    .execute();
+  if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
+    throw new AppError(
+      'CONFLICT',
+      `Adding a currency opens accounts for every customer, at most ` +
+        `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
+      { field: 'supportedCurrencies' },
+    );
+  }
+  for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
+}
+
 async function update(
   deps: PlatformConfigDeps,
   scope: Scope,
@@ -132,29 +155,7 @@ async function update(
       const added = input.supportedCurrencies.map((c) => c.currencyCode).filter((code) => !had.has(code));
       const stored = JSON.stringify(input.supportedCurrencies);
       if (stored !== before.supported_currencies) changes.supported_currencies = stored;
-      if (added.length > 0) {
-        await openInternalAccounts(trx, scope, null, added, now);
-        const customers = await trx
-          .selectFrom('customers')
-          .select('id')
-          .where('platform_id', '=', scope.platformId)
-          .where('environment', '=', scope.environment)
-          .where('is_deleted', '=', 0n)
-          .orderBy('id')
-          .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
-          .execute();
-        if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
-          throw new AppError(
-            'CONFLICT',
-            `Adding a currency opens accounts for every customer, at most ` +
-              `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
-            {
-              field: 'supportedCurrencies',
-            },
-          );
-        }
-        for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
-      }
+      if (added.length > 0) await openAccountsIn(trx, scope, added, now);
       // A removed currency only stops new accounts: existing ones keep their balances and history.
     }
     if (Object.keys(changes).length === 0) return before;
