@@ -77,7 +77,7 @@ export interface Clocks {
   wallNowMs(): number;
 }
 
-/** Every service, bound; the HTTP layer, the dashboard, the CLI and the tests reach the service through it. */
+/** Every service, bound: what the HTTP layer, the dashboard, the CLI and the tests reach services through. */
 export interface Services {
   ctx: Ctx;
   log: Logger;
