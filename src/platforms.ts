@@ -2,7 +2,7 @@
 // sandbox clock) and the settings in platform_configs. Creating platforms is a service
 // (services/platforms.ts); reading them sits here, below services, so jobs and webhooks can too.
 import type { Static } from '@sinclair/typebox';
-import type { PlatformCurrencyConfig as PlatformCurrencyConfigSchema } from './http/schemas/config.ts';
+import type { PlatformCurrencyConfig as PlatformCurrencyConfigSchema } from './wire/config.ts';
 import type { Ctx, Scope } from './context.ts';
 import { iso } from './domain/clock.ts';
 import type { Environment } from './domain/environments.ts';

@@ -9,8 +9,8 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import { exampleOf } from '../../src/http/schemas/component.ts';
-import { Transaction, TransferOutRequest } from '../../src/http/schemas/transactions.ts';
+import { exampleOf } from '../../src/wire/component.ts';
+import { Transaction, TransferOutRequest } from '../../src/wire/transactions.ts';
 import { namingUnknownFields } from '../../src/http/validation.ts';
 import type { ServeReady } from '../../src/cli/commands/serve.ts';
 

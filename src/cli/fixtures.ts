@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
-import { StringEnum } from '../http/schemas/common.ts';
+import { StringEnum } from '../wire/common.ts';
 import { canonical } from '../domain/canonical-json.ts';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -11,7 +11,6 @@ import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import { AppError } from '../domain/errors.ts';
 import type { Services } from '../services/index.ts';
-import { makeOverviewService } from '../services/overview.ts';
 import { makePage, type Page, type Screens } from './render.ts';
 import { makeSignedIn, sessionRoutes, useSessions } from './session.ts';
 import { homeScreen } from './screens/home.ts';
@@ -106,12 +105,12 @@ export function dashboard(services: Services) {
       templates: join(import.meta.dirname, 'views'),
       production: true,
     });
-    const page = makePage(ctx);
+    const page = makePage(services.clocks);
     answerInHtml(app, page);
     serveAssets(app);
     sessionRoutes(app, ctx, tokens, page);
 
-    const screens: Screens = { services, overview: makeOverviewService(ctx), page };
+    const screens: Screens = { services, page };
     await app.register(async (signed) => {
       signed.addHook('preHandler', makeSignedIn(ctx, tokens));
       homeScreen(signed, screens);

@@ -1,10 +1,8 @@
 // Every page goes through `page`: the layout's common data (who is signed in, what they may do, the form
 // token, the formatting helpers and the scope's "now" for relative times) is added here once.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { scopeNowMs, type Ctx } from '../context.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Services } from '../services/index.ts';
-import type { OverviewService } from '../services/overview.ts';
+import type { Clocks, Services } from '../services/index.ts';
 import type { Permission } from '../domain/permissions.ts';
 import { format } from './format.ts';
 
@@ -46,7 +44,7 @@ function principalOf(req: FastifyRequest) {
   return (req as { principal?: FastifyRequest['principal'] }).principal;
 }
 
-export function makePage(ctx: Ctx): Page {
+export function makePage(clocks: Clocks): Page {
   return async (req, reply, template, data) => {
     const me = principalOf(req);
     // A request refused before its session was read (an over-long URL) still gets its error page.
@@ -54,7 +52,7 @@ export function makePage(ctx: Ctx): Page {
     const flash = session?.get('flash');
     if (flash) session?.set('flash', undefined);
     const can = (permission: Permission) => me?.permissions.has(permission) ?? false;
-    const nowMs = me ? scopeNowMs(ctx, me) : ctx.clock.nowMs();
+    const nowMs = me ? clocks.scopeNowMs(me) : clocks.wallNowMs();
     reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
     return reply.view(template, {
       nav: '',
@@ -74,7 +72,6 @@ export function makePage(ctx: Ctx): Page {
 /** What every screen is built from. */
 export interface Screens {
   services: Services;
-  overview: OverviewService;
   page: Page;
 }
 

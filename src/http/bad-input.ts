@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Route
 import { AppError } from '../domain/errors.ts';
 import { findUnstorableText } from '../domain/text.ts';
 import type { Http } from './http.ts';
-import { ErrorBody } from './schemas/common.ts';
+import { ErrorBody } from '../wire/common.ts';
 
 /** Longer URLs are refused with 414 before routing; Node's own header limit (16 KiB) sits above it. */
 export const MAX_URL_BYTES = 8 * 1024;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
 import { answerOnce } from '../services/idempotency.ts';
 import type { JobWorker } from '../jobs/worker.ts';
-import { ErrorBody } from './schemas/common.ts';
+import { ErrorBody } from '../wire/common.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { COMPONENT_NAME } from './schemas/component.ts';
+import { COMPONENT_NAME } from '../wire/component.ts';
 import { API_VERSION, type Http } from './http.ts';
 
 type Node = Record<string, unknown>;

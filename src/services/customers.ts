@@ -2,7 +2,7 @@ import { present } from '../domain/assert.ts';
 import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Customer as CustomerSchema } from '../http/schemas/customers.ts';
+import type { Customer as CustomerSchema } from '../wire/customers.ts';
 import { KYC_PROFILE_FIELDS } from '../domain/kyc.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { isCalendarDate, iso } from '../domain/clock.ts';
@@ -208,7 +208,7 @@ async function get(deps: CustomerDeps, scope: Scope, customerId: string): Promis
   const { ctx } = deps;
   const { db } = ctx.store;
   const [customer] = await withOwners(db, scope, [await load(db, scope, customerId)]);
-  return customer!;
+  return present(customer, 'one customer in, one out');
 }
 
 async function list(deps: CustomerDeps, scope: Scope, f: CustomerFilters, page: PageRequest): Promise<Page<Customer>> {
@@ -293,7 +293,25 @@ interface CustomerDeps {
   ctx: Ctx;
 }
 
-export function makeCustomerService(ctx: Ctx) {
+export interface CustomerService {
+  /** Creates the customer and its internal accounts. Raises INVALID_INPUT, INVALID_UMA_ADDRESS, UMA_ADDRESS_EXISTS. */
+  create(scope: Scope, input: CustomerInput & { platformCustomerId: string }): Promise<Customer>;
+  /** One customer, a business with its beneficial owners. Raises USER_NOT_FOUND. */
+  get(scope: Scope, customerId: string): Promise<Customer>;
+  /** A page of the customers matching the filters (deleted ones only when asked for). */
+  list(scope: Scope, filters: CustomerFilters, page: PageRequest): Promise<Page<Customer>>;
+  /**
+   * Merges the given profile fields. Raises USER_NOT_FOUND, CUSTOMER_DELETED, INVALID_INPUT, INVALID_UMA_ADDRESS,
+   * UMA_ADDRESS_EXISTS.
+   */
+  update(scope: Scope, customerId: string, input: CustomerInput): Promise<Customer>;
+  /** Soft delete. Raises USER_NOT_FOUND, CUSTOMER_DELETED (already deleted). */
+  remove(scope: Scope, customerId: string): Promise<Customer>;
+  /** The row of a customer another resource names (caller's transaction). Raises USER_NOT_FOUND, CUSTOMER_DELETED. */
+  requireActive(trx: Db | Tx, scope: Scope, customerId: string): Promise<CustomersTable>;
+}
+
+export function makeCustomerService(ctx: Ctx): CustomerService {
   const deps: CustomerDeps = { ctx };
   return {
     create: bindDeps(deps, create),
@@ -304,5 +322,3 @@ export function makeCustomerService(ctx: Ctx) {
     requireActive: requireActive,
   };
 }
-
-export type CustomerService = ReturnType<typeof makeCustomerService>;

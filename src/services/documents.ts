@@ -1,7 +1,7 @@
 import { bindDeps } from './bind.ts';
 import type { ReadStream } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
-import type { Document as DocumentSchema } from '../http/schemas/documents.ts';
+import type { Document as DocumentSchema } from '../wire/documents.ts';
 import { AppError, conflict, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
@@ -237,11 +237,16 @@ async function remove(deps: DocumentDeps, scope: Scope, id: string): Promise<voi
 }
 
 /** The stored bytes and how to label them. */
-async function open(
-  deps: DocumentDeps,
-  scope: Scope,
-  id: string,
-): Promise<{ stream: ReadStream; contentType: string; sizeBytes: number; sha256: string; fileName: string }> {
+/** A stored document's file, to stream as the download. */
+export interface DocumentContent {
+  stream: ReadStream;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  fileName: string;
+}
+
+async function open(deps: DocumentDeps, scope: Scope, id: string): Promise<DocumentContent> {
   const { ctx, files } = deps;
   const { store } = ctx;
   const { db } = store;
@@ -258,16 +263,42 @@ async function open(
 interface DocumentDeps {
   ctx: Ctx;
   files: DocumentFileStore;
-  customers: CustomerService;
-  owners: BeneficialOwnerService;
+  customers: Pick<CustomerService, 'requireActive'>;
+  owners: Pick<BeneficialOwnerService, 'load'>;
 }
 
+export interface DocumentService {
+  /**
+   * Stores an uploaded document for a customer or beneficial owner. Raises INVALID_INPUT, PAYLOAD_TOO_LARGE,
+   * REFERENCE_NOT_FOUND (the holder), USER_NOT_FOUND, CUSTOMER_DELETED.
+   */
+  create(scope: Scope, upload: DocumentUpload): Promise<Document>;
+  /**
+   * Replaces a document's file and fields. Raises REFERENCE_NOT_FOUND, DOCUMENT_SUBMITTED, INVALID_INPUT,
+   * PAYLOAD_TOO_LARGE.
+   */
+  replace(scope: Scope, id: string, upload: DocumentUpload): Promise<Document>;
+  /** One document. Raises REFERENCE_NOT_FOUND. */
+  get(scope: Scope, id: string): Promise<Document>;
+  /** A page of documents, by holder or customer. */
+  list(
+    scope: Scope,
+    filters: { documentHolder?: string | undefined; customerId?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<Document>>;
+  /** Deletes a document not yet submitted for review. Raises REFERENCE_NOT_FOUND, DOCUMENT_SUBMITTED. */
+  remove(scope: Scope, id: string): Promise<void>;
+  /** The document's file, to download. Raises REFERENCE_NOT_FOUND. */
+  open(scope: Scope, id: string): Promise<DocumentContent>;
+}
+
+/** `customers` and `owners` check a document's holder. */
 export function makeDocumentService(
   ctx: Ctx,
   files: DocumentFileStore,
-  customers: CustomerService,
-  owners: BeneficialOwnerService,
-) {
+  customers: Pick<CustomerService, 'requireActive'>,
+  owners: Pick<BeneficialOwnerService, 'load'>,
+): DocumentService {
   const deps: DocumentDeps = { ctx, files, customers, owners };
   return {
     create: bindDeps(deps, create),
@@ -278,5 +309,3 @@ export function makeDocumentService(
     open: bindDeps(deps, open),
   };
 }
-
-export type DocumentService = ReturnType<typeof makeDocumentService>;

@@ -1,6 +1,6 @@
 import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
-import type { ExternalAccount as ExternalAccountSchema } from '../http/schemas/external-accounts.ts';
+import type { ExternalAccount as ExternalAccountSchema } from '../wire/external-accounts.ts';
 import {
   accountTypeRule,
   ACCOUNT_TRANSITIONS,
@@ -349,7 +349,37 @@ interface ExternalAccountDeps {
   customers: CustomerService;
 }
 
-export function makeExternalAccountService(ctx: Ctx, customers: CustomerService) {
+export interface ExternalAccountService {
+  /**
+   * Creates an account in the caller's transaction, with every rule (quotes' inline account details use it too).
+   * Raises INVALID_INPUT, ACCOUNT_ALREADY_EXISTS, USER_NOT_FOUND, CUSTOMER_DELETED.
+   */
+  createExternalAccountInTx(trx: Tx, scope: Scope, input: ExternalAccountCreateInput): Promise<ExternalAccount>;
+  /** The account row if in scope and ACTIVE. Raises REFERENCE_NOT_FOUND, INVALID_INPUT (naming `field`). */
+  requireUsableExternalAccount(trx: Db | Tx, scope: Scope, id: string, field?: string): Promise<ExternalAccountsTable>;
+  /** Creates an account in a transaction of its own. Raises as createExternalAccountInTx. */
+  create(scope: Scope, input: ExternalAccountCreateInput): Promise<ExternalAccount>;
+  /** One account the view sees. Raises REFERENCE_NOT_FOUND. */
+  get(scope: Scope, id: string, view: AccountView): Promise<ExternalAccount>;
+  /** A page of customer-owned accounts, oldest first. */
+  listCustomerAccounts(
+    scope: Scope,
+    filters: { currency?: string | undefined; customerId?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<ExternalAccount>>;
+  /** A page of the platform's own accounts, oldest first. */
+  listPlatformAccounts(
+    scope: Scope,
+    filters: { currency?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<ExternalAccount>>;
+  /** Deactivates the account (kept for the record). Raises REFERENCE_NOT_FOUND. */
+  remove(scope: Scope, id: string, view: AccountView): Promise<ExternalAccount>;
+  /** The operator's activation of a PENDING or UNDER_REVIEW account. Raises REFERENCE_NOT_FOUND, INVALID_INPUT. */
+  activate(id: string): Promise<ExternalAccount>;
+}
+
+export function makeExternalAccountService(ctx: Ctx, customers: CustomerService): ExternalAccountService {
   const deps: ExternalAccountDeps = { ctx, customers };
   return {
     createExternalAccountInTx: bindDeps(deps, createExternalAccountInTx),
@@ -362,5 +392,3 @@ export function makeExternalAccountService(ctx: Ctx, customers: CustomerService)
     activate: bindDeps(deps, activate),
   };
 }
-
-export type ExternalAccountService = ReturnType<typeof makeExternalAccountService>;

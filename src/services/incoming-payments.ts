@@ -269,12 +269,25 @@ interface IncomingPaymentDeps {
   webhooks: WebhookService;
 }
 
+export interface IncomingPaymentService {
+  /**
+   * The sandbox's simulated incoming UMA payment to a customer, awaiting the platform's approval. Raises FORBIDDEN
+   * (production), USER_NOT_FOUND, INVALID_CURRENCY.
+   */
+  receive(scope: Scope, input: UmaReceiveInput): Promise<Transaction>;
+  /** Approves a payment awaiting approval. Raises TRANSACTION_NOT_FOUND, TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL. */
+  approve(scope: Scope, id: string, receiverCustomerInfo?: Record<string, unknown>): Promise<Transaction>;
+  /** Rejects a payment awaiting approval. Raises TRANSACTION_NOT_FOUND, TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL. */
+  reject(scope: Scope, id: string, reason?: string): Promise<Transaction>;
+}
+
+/** Also registers the approval's answer (a webhook reply) and its time-out job. */
 export function makeIncomingPaymentService(
   ctx: Ctx,
   worker: JobWorker,
   transactions: TransactionService,
   webhooks: WebhookService,
-) {
+): IncomingPaymentService {
   const deps: IncomingPaymentDeps = { ctx, worker, transactions, webhooks };
   webhooks.onAnswer(APPROVAL_EVENT, async (trx, scope, event, answer) => {
     // Answers to a payment already decided (by /approve, /reject, the timeout or an earlier answer) change nothing.
@@ -291,5 +304,3 @@ export function makeIncomingPaymentService(
     reject: bindDeps(deps, reject),
   };
 }
-
-export type IncomingPaymentService = ReturnType<typeof makeIncomingPaymentService>;

@@ -1,34 +1,35 @@
 // The composition of every service: one factory that binds each service to what it depends on. The
 // HTTP layer, the CLI and the tests reach services through the Services type defined here.
 import type { Logger } from 'pino';
-import type { Ctx, Scope } from '../context.ts';
+import { scopeNowMs, wallNowMs, type Ctx, type Scope } from '../context.ts';
 import { rateAsNumber } from '../domain/rates.ts';
 import { JobWorker, type JobCounter } from '../jobs/worker.ts';
-import { makeMetrics } from '../metrics.ts';
+import { makeMetrics, type Metrics } from '../metrics.ts';
 import type { Environment } from '../domain/environments.ts';
-import { makeDocumentFileStore } from '../store/document-files.ts';
-import { makeWebhookService } from '../webhooks/service.ts';
-import { makeBeneficialOwnerService } from './beneficial-owners.ts';
-import { makeCustomerService } from './customers.ts';
-import { makeDocumentService } from './documents.ts';
-import { makeExternalAccountService } from './external-accounts.ts';
-import { makeIncomingPaymentService } from './incoming-payments.ts';
-import { makeInternalAccountService } from './internal-accounts.ts';
-import { makeInvitationService } from './invitations.ts';
-import { makePlatformConfigService } from './platform-config.ts';
+import { makeDocumentFileStore, type DocumentFileStore } from '../store/document-files.ts';
+import { makeWebhookService, type WebhookService } from '../webhooks/service.ts';
+import { makeBeneficialOwnerService, type BeneficialOwnerService } from './beneficial-owners.ts';
+import { makeCustomerService, type CustomerService } from './customers.ts';
+import { makeDocumentService, type DocumentService } from './documents.ts';
+import { makeExternalAccountService, type ExternalAccountService } from './external-accounts.ts';
+import { makeIncomingPaymentService, type IncomingPaymentService } from './incoming-payments.ts';
+import { makeInternalAccountService, type InternalAccountService } from './internal-accounts.ts';
+import { makeInvitationService, type InvitationService } from './invitations.ts';
+import { makeOverviewService, type OverviewService } from './overview.ts';
+import { makePlatformConfigService, type PlatformConfigService } from './platform-config.ts';
 import { loadScope } from '../platforms.ts';
-import { makeQuoteService } from './quotes/index.ts';
-import { makeRateService } from './rates.ts';
-import { makeReceiverLookupService, type EstimateRate } from './receiver-lookups.ts';
-import { makeSandboxClockService } from './sandbox-clock.ts';
-import { makeSandboxTriggerService } from './sandbox-triggers.ts';
-import { makeSandboxFaults } from './sandbox-faults.ts';
-import { makeSandboxRequestLog } from './sandbox-requests.ts';
-import { resetSandbox } from './sandbox-workspaces.ts';
-import { makeTokenService } from './tokens.ts';
-import { makeTransactionService } from './transactions/index.ts';
-import { makeTransferService } from './transfers.ts';
-import { makeVerificationService } from './verifications.ts';
+import { makeQuoteService, type QuoteService } from './quotes/index.ts';
+import { makeRateService, type RateService } from './rates.ts';
+import { makeReceiverLookupService, type EstimateRate, type ReceiverLookupService } from './receiver-lookups.ts';
+import { makeSandboxClockService, type SandboxClockService } from './sandbox-clock.ts';
+import { makeSandboxTriggerService, type SandboxTriggerService } from './sandbox-triggers.ts';
+import { makeSandboxFaults, type SandboxFaults } from './sandbox-faults.ts';
+import { makeSandboxRequestLog, type SandboxRequestLog } from './sandbox-requests.ts';
+import { makeSandboxWorkspaceService, type SandboxWorkspaceService } from './sandbox-workspaces.ts';
+import { makeTokenService, type TokenService } from './tokens.ts';
+import { makeTransactionService, type TransactionService } from './transactions/index.ts';
+import { makeTransferService, type TransferService } from './transfers.ts';
+import { makeVerificationService, type VerificationService } from './verifications.ts';
 import { forgetExpiredKeys } from './idempotency.ts';
 import { checkDueLedgers, LEDGER_CHECK_PASS_EVERY_MS } from '../ledger/checks.ts';
 
@@ -68,8 +69,48 @@ function makeWorker(ctx: Ctx, log: Logger, counter: JobCounter): JobWorker {
   );
 }
 
+/** The two clocks of context.ts, for screens that show times: the platform's, and real time. */
+export interface Clocks {
+  /** The platform's time: real time plus its sandbox clock's offset. */
+  scopeNowMs(scope: Scope): number;
+  /** Real time, for what the process itself did (a ledger check, a logged request). */
+  wallNowMs(): number;
+}
+
+/** Every service, bound: what the HTTP layer, the dashboard, the CLI and the tests reach services through. */
+export interface Services {
+  ctx: Ctx;
+  log: Logger;
+  metrics: Metrics;
+  worker: JobWorker;
+  clocks: Clocks;
+  tokens: TokenService;
+  customers: CustomerService;
+  internalAccounts: InternalAccountService;
+  sandboxClock: SandboxClockService;
+  externalAccounts: ExternalAccountService;
+  transactions: TransactionService;
+  rates: RateService;
+  transfers: TransferService;
+  quotes: QuoteService;
+  beneficialOwners: BeneficialOwnerService;
+  invitations: InvitationService;
+  documentFiles: DocumentFileStore;
+  documents: DocumentService;
+  verifications: VerificationService;
+  receiverLookups: ReceiverLookupService;
+  webhooks: WebhookService;
+  incomingPayments: IncomingPaymentService;
+  platformConfig: PlatformConfigService;
+  overview: OverviewService;
+  sandboxRequests: SandboxRequestLog;
+  sandboxFaults: SandboxFaults;
+  sandboxWorkspaces: SandboxWorkspaceService;
+  sandboxTriggers: SandboxTriggerService;
+}
+
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
-export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random) {
+export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.random): Services {
   const metrics = makeMetrics(ctx.store);
   const worker = makeWorker(ctx, log, metrics.jobs);
   const customers = makeCustomerService(ctx);
@@ -98,6 +139,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     log,
     metrics,
     worker,
+    clocks: { scopeNowMs: (scope: Scope) => scopeNowMs(ctx, scope), wallNowMs: () => wallNowMs(ctx) },
     tokens: makeTokenService(ctx),
     customers,
     internalAccounts: makeInternalAccountService(ctx),
@@ -116,12 +158,11 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     webhooks,
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
+    overview: makeOverviewService(ctx),
     sandboxRequests,
     sandboxFaults,
-    resetSandbox: (scope: Scope) => resetSandbox(ctx, scope, { sandboxRequests, sandboxFaults }),
+    sandboxWorkspaces: makeSandboxWorkspaceService(ctx, { sandboxRequests, sandboxFaults }),
   };
   // Triggers drive the other services' flows, so they come last.
   return { ...services, sandboxTriggers: makeSandboxTriggerService(services) };
 }
-
-export type Services = ReturnType<typeof makeServices>;

@@ -1,7 +1,7 @@
 import { bindDeps } from './bind.ts';
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { Invitation as InvitationSchema } from '../http/schemas/invitations.ts';
+import type { Invitation as InvitationSchema } from '../wire/invitations.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf } from '../domain/currencies.ts';
@@ -273,7 +273,26 @@ interface InvitationDeps {
   ctx: Ctx;
 }
 
-export function makeInvitationService(ctx: Ctx) {
+export interface InvitationService {
+  /** A new PENDING invitation from one of the platform's UMA addresses. Raises INVALID_INPUT, INVALID_UMA_ADDRESS. */
+  create(scope: Scope, input: InvitationInput): Promise<Invitation>;
+  /** An invitation by its code. Raises INVITATION_NOT_FOUND. */
+  get(scope: Scope, code: string): Promise<Invitation>;
+  /**
+   * Claims a PENDING invitation for the invitee's UMA address. Raises INVITATION_NOT_FOUND, INVALID_INPUT,
+   * INVALID_UMA_ADDRESS, EXPIRED, INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, CONFLICT.
+   */
+  claim(scope: Scope, code: string, inviteeUma: string): Promise<Invitation>;
+  /**
+   * The inviter cancels a PENDING invitation. Raises INVITATION_NOT_FOUND, FORBIDDEN (not the inviter), EXPIRED,
+   * INVITATION_ALREADY_CLAIMED, INVITATION_CANCELLED, CONFLICT.
+   */
+  cancel(scope: Scope, code: string): Promise<Invitation>;
+  /** The expiry job: a still PENDING invitation becomes EXPIRED, with its event. */
+  expire(payload: JobPayloads['invitation.expire'], scope: Scope): Promise<void>;
+}
+
+export function makeInvitationService(ctx: Ctx): InvitationService {
   const deps: InvitationDeps = { ctx };
   return {
     create: bindDeps(deps, create),
@@ -283,5 +302,3 @@ export function makeInvitationService(ctx: Ctx) {
     expire: bindDeps(deps, expire),
   };
 }
-
-export type InvitationService = ReturnType<typeof makeInvitationService>;

@@ -6,10 +6,14 @@ import { sql } from 'kysely';
 import { iso } from '../domain/clock.ts';
 import type { TransactionStatus } from '../domain/transactions.ts';
 import type { Ctx, Scope } from '../context.ts';
-import { checkLedgerNow, lastLedgerCheck } from '../ledger/checks.ts';
+import { checkLedgerNow, lastLedgerCheck, type LedgerCheck } from '../ledger/checks.ts';
+
 import { COUNT_LIMIT } from '../domain/paging.ts';
 import { countUpTo } from '../store/paging.ts';
 import { DELIVERY_FAILED } from '../webhooks/event-log.ts';
+
+/** How often each scope's ledger is checked; the dashboard says it beside the last check. */
+export { LEDGER_CHECK_EVERY_MS } from '../ledger/checks.ts';
 
 export interface PostingLine {
   entryId: string;
@@ -175,18 +179,32 @@ async function backlog(ctx: Ctx, scope: Scope): Promise<{ queuedJobs: number; fa
   return { queuedJobs, failedDeliveries };
 }
 
-export function makeOverviewService(ctx: Ctx) {
-  return {
-    postingsOf: (scope: Scope, reference: string) => postingsOf(ctx, scope, reference),
-    inFlight: (scope: Scope) => inFlight(ctx, scope),
-    customerBalances: (scope: Scope) => customerBalances(ctx, scope),
-    dailyVolume: (scope: Scope, nowMs: number, days: number) => dailyVolume(ctx, scope, nowMs, days),
-    backlog: (scope: Scope) => backlog(ctx, scope),
-    /** The scope's last ledger check (posting and balance invariants), undefined before the first. */
-    lastLedgerCheck: (scope: Scope) => lastLedgerCheck(ctx.store, scope),
-    /** Checks the scope's ledger now and records it; undefined when a check of it is already running. */
-    checkLedgerNow: (scope: Scope) => checkLedgerNow(ctx, scope),
-  };
+/** What the dashboard's screens read beyond the API's resources. Raises nothing: an empty scope reads as zeros. */
+export interface OverviewService {
+  /** The ledger postings of one reference (a payment's id), in order. */
+  postingsOf(scope: Scope, reference: string): Promise<PostingLine[]>;
+  /** Payments not yet settled or failed, by the currency they were sent in. */
+  inFlight(scope: Scope): Promise<CurrencyTotal[]>;
+  /** What customers' internal accounts hold, per currency. */
+  customerBalances(scope: Scope): Promise<CurrencyTotal[]>;
+  /** Each of the last `days` days' volume up to `nowMs` (the platform's time). */
+  dailyVolume(scope: Scope, nowMs: number, days: number): Promise<DayVolume[]>;
+  /** Jobs waiting or running and events whose delivery failed, each counted up to COUNT_LIMIT + 1. */
+  backlog(scope: Scope): Promise<{ queuedJobs: number; failedDeliveries: number }>;
+  /** The scope's last ledger check (posting and balance invariants), undefined before the first. */
+  lastLedgerCheck(scope: Scope): Promise<LedgerCheck | undefined>;
+  /** Checks the scope's ledger now and records it; undefined when a check of it is already running. */
+  checkLedgerNow(scope: Scope): Promise<LedgerCheck | undefined>;
 }
 
-export type OverviewService = ReturnType<typeof makeOverviewService>;
+export function makeOverviewService(ctx: Ctx): OverviewService {
+  return {
+    postingsOf: (scope, reference) => postingsOf(ctx, scope, reference),
+    inFlight: (scope) => inFlight(ctx, scope),
+    customerBalances: (scope) => customerBalances(ctx, scope),
+    dailyVolume: (scope, nowMs, days) => dailyVolume(ctx, scope, nowMs, days),
+    backlog: (scope) => backlog(ctx, scope),
+    lastLedgerCheck: (scope) => lastLedgerCheck(ctx.store, scope),
+    checkLedgerNow: (scope) => checkLedgerNow(ctx, scope),
+  };
+}

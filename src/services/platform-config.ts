@@ -1,7 +1,7 @@
 import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
 import { AppError, invalidInput } from '../domain/errors.ts';
-import type { PlatformConfig as PlatformConfigSchema } from '../http/schemas/config.ts';
+import type { PlatformConfig as PlatformConfigSchema } from '../wire/config.ts';
 import { iso } from '../domain/clock.ts';
 import type { Tx } from '../store/db.ts';
 import type { WebhookEnvelope } from '../store/schema.ts';
@@ -88,6 +88,29 @@ async function get(deps: PlatformConfigDeps, scope: Scope): Promise<PlatformConf
  * One transaction: the new settings, the accounts a new currency needs, and (when the endpoint
  * changed to a URL) a TEST event whose delivery job sends it to the new endpoint after commit.
  */
+/** Added currencies get an internal account for the platform and for each customer, in the caller's transaction. */
+async function openAccountsIn(trx: Tx, scope: Scope, added: string[], now: number): Promise<void> {
+  await openInternalAccounts(trx, scope, null, added, now);
+  const customers = await trx
+    .selectFrom('customers')
+    .select('id')
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .where('is_deleted', '=', 0n)
+    .orderBy('id')
+    .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
+    .execute();
+  if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
+    throw new AppError(
+      'CONFLICT',
+      `Adding a currency opens accounts for every customer, at most ` +
+        `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
+      { field: 'supportedCurrencies' },
+    );
+  }
+  for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
+}
+
 async function update(
   deps: PlatformConfigDeps,
   scope: Scope,
@@ -133,29 +156,7 @@ async function update(
       const added = input.supportedCurrencies.map((c) => c.currencyCode).filter((code) => !had.has(code));
       const stored = JSON.stringify(input.supportedCurrencies);
       if (stored !== before.supported_currencies) changes.supported_currencies = stored;
-      if (added.length > 0) {
-        await openInternalAccounts(trx, scope, null, added, now);
-        const customers = await trx
-          .selectFrom('customers')
-          .select('id')
-          .where('platform_id', '=', scope.platformId)
-          .where('environment', '=', scope.environment)
-          .where('is_deleted', '=', 0n)
-          .orderBy('id')
-          .limit(MAX_CUSTOMERS_FOR_NEW_CURRENCY + 1)
-          .execute();
-        if (customers.length > MAX_CUSTOMERS_FOR_NEW_CURRENCY) {
-          throw new AppError(
-            'CONFLICT',
-            `Adding a currency opens accounts for every customer, at most ` +
-              `${MAX_CUSTOMERS_FOR_NEW_CURRENCY} at once; this platform has more`,
-            {
-              field: 'supportedCurrencies',
-            },
-          );
-        }
-        for (const customer of customers) await openInternalAccounts(trx, scope, customer.id, added, now);
-      }
+      if (added.length > 0) await openAccountsIn(trx, scope, added, now);
       // A removed currency only stops new accounts: existing ones keep their balances and history.
     }
     if (Object.keys(changes).length === 0) return before;
@@ -192,7 +193,16 @@ interface PlatformConfigDeps {
   webhooks: WebhookService;
 }
 
-export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
+export interface PlatformConfigService {
+  /** The scope's configuration, with its webhook signing key. */
+  get(scope: Scope): Promise<PlatformConfigView>;
+  /** Changes the given fields; a new webhook endpoint gets a TEST event. Raises INVALID_INPUT, CONFLICT. */
+  update(scope: Scope, input: PlatformConfigUpdate): Promise<PlatformConfigView>;
+  /** Records the TEST event again for the endpoint configured now (the sandbox trigger). */
+  recordTest(scope: Scope): Promise<{ configId: string; eventId: string }>;
+}
+
+export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService): PlatformConfigService {
   const deps: PlatformConfigDeps = { ctx, webhooks };
   return {
     get: bindDeps(deps, get),
@@ -200,5 +210,3 @@ export function makePlatformConfigService(ctx: Ctx, webhooks: WebhookService) {
     recordTest: bindDeps(deps, recordTest),
   };
 }
-
-export type PlatformConfigService = ReturnType<typeof makePlatformConfigService>;

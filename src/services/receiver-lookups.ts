@@ -1,6 +1,6 @@
 import { bindDeps } from './bind.ts';
 import type { Static } from '@sinclair/typebox';
-import type { AccountReceiverLookup, UmaReceiverLookup } from '../http/schemas/receiver.ts';
+import type { AccountReceiverLookup, UmaReceiverLookup } from '../wire/receiver.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { iso } from '../domain/clock.ts';
 import { currency as currencyOf, type Currency } from '../domain/currencies.ts';
@@ -271,12 +271,23 @@ interface ReceiverLookupDeps {
   peers: ReceiverLookupPeers;
 }
 
-export function makeReceiverLookupService(ctx: Ctx, peers: ReceiverLookupPeers) {
+export interface ReceiverLookupService {
+  /**
+   * What a UMA address can receive, with estimated rates, kept as a lookup a quote can name. Raises INVALID_INPUT,
+   * INVALID_UMA_ADDRESS, USER_NOT_FOUND, UMA_NOT_FOUND, SELF_PAYMENT.
+   */
+  lookupUma(scope: Scope, receiverUmaAddress: string, sender: LookupSender): Promise<UmaLookupResponse>;
+  /**
+   * What an external account can receive, kept as a lookup. Raises INVALID_INPUT, INVALID_UMA_ADDRESS,
+   * USER_NOT_FOUND, REFERENCE_NOT_FOUND.
+   */
+  lookupExternalAccount(scope: Scope, accountId: string, sender: LookupSender): Promise<AccountLookupResponse>;
+}
+
+export function makeReceiverLookupService(ctx: Ctx, peers: ReceiverLookupPeers): ReceiverLookupService {
   const deps: ReceiverLookupDeps = { ctx, peers };
   return {
     lookupUma: bindDeps(deps, lookupUma),
     lookupExternalAccount: bindDeps(deps, lookupExternalAccount),
   };
 }
-
-export type ReceiverLookupService = ReturnType<typeof makeReceiverLookupService>;

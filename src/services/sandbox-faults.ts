@@ -14,6 +14,7 @@ import {
 import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 import type { SandboxFaultsTable } from '../store/schema.ts';
 import { statement } from '../store/compiled.ts';
+import { bindDeps } from './bind.ts';
 
 /** How long a process trusts its copy of a workspace's rules: a rule made elsewhere applies within this. */
 export const RULES_FRESH_MS = 1000;
@@ -189,61 +190,89 @@ async function firstFiring(
   return undefined;
 }
 
-export function makeSandboxFaults(ctx: Ctx, random: () => number = Math.random): SandboxFaults {
-  const cache = new Map<string, { rules: CachedRule[]; loadedAtMs: number }>();
-  const keyOf = (scope: Scope) => `${scope.platformId} ${scope.environment}`;
+interface SandboxFaultDeps {
+  ctx: Ctx;
+  random: () => number;
+  /** This process's copy of each workspace's live rules, by workspace, with when it was read. */
+  cache: Map<string, { rules: CachedRule[]; loadedAtMs: number }>;
+}
 
-  async function rulesOf(scope: Scope): Promise<CachedRule[]> {
-    const key = keyOf(scope);
-    const now = wallNowMs(ctx);
-    const cached = cache.get(key);
-    if (cached && now - cached.loadedAtMs < RULES_FRESH_MS) return cached.rules;
-    const rows = await liveRules.rows(ctx.store.db, { platformId: scope.platformId, environment: scope.environment });
-    const rules = rows.map(toCached);
-    cache.delete(key);
-    if (cache.size >= MAX_CACHED_WORKSPACES) cache.delete(cache.keys().next().value ?? '');
-    cache.set(key, { rules, loadedAtMs: now });
-    return rules;
+const keyOf = (scope: Scope) => `${scope.platformId} ${scope.environment}`;
+
+/** The workspace's live rules: this process's copy while fresh, else read again (and the oldest copy let go). */
+async function rulesOf(deps: SandboxFaultDeps, scope: Scope): Promise<CachedRule[]> {
+  const { ctx, cache } = deps;
+  const key = keyOf(scope);
+  const now = wallNowMs(ctx);
+  const cached = cache.get(key);
+  if (cached && now - cached.loadedAtMs < RULES_FRESH_MS) return cached.rules;
+  const rows = await liveRules.rows(ctx.store.db, { platformId: scope.platformId, environment: scope.environment });
+  const rules = rows.map(toCached);
+  cache.delete(key);
+  if (cache.size >= MAX_CACHED_WORKSPACES) cache.delete(cache.keys().next().value ?? '');
+  cache.set(key, { rules, loadedAtMs: now });
+  return rules;
+}
+
+function forget(deps: SandboxFaultDeps, scope: Scope): void {
+  deps.cache.delete(keyOf(scope));
+}
+
+async function create(deps: SandboxFaultDeps, scope: Scope, input: FaultRuleInput): Promise<FaultRule> {
+  const { ctx } = deps;
+  const row = ruleRow(ctx, scope, input);
+  const count = await scoped(ctx, scope)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= MAX_RULES) {
+    throw conflict('too_many_fault_rules', `A workspace holds at most ${MAX_RULES} fault rules; delete some first`);
   }
+  await ctx.store.db.insertInto('sandbox_faults').values(row).execute();
+  forget(deps, scope);
+  return toFaultRule(row);
+}
 
-  const forget = (scope: Scope) => void cache.delete(keyOf(scope));
+async function list(deps: SandboxFaultDeps, scope: Scope): Promise<FaultRule[]> {
+  return (await scoped(deps.ctx, scope).selectAll().orderBy('id').execute()).map(toFaultRule);
+}
 
+async function remove(deps: SandboxFaultDeps, scope: Scope, id: string): Promise<FaultRule> {
+  const { ctx } = deps;
+  const row = await scoped(ctx, scope).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Fault rule', id);
+  await ctx.store.db.deleteFrom('sandbox_faults').where('id', '=', id).execute();
+  forget(deps, scope);
+  return toFaultRule(row);
+}
+
+async function clear(deps: SandboxFaultDeps, scope: Scope): Promise<number> {
+  const result = await deps.ctx.store.db
+    .deleteFrom('sandbox_faults')
+    .where('platform_id', '=', scope.platformId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  forget(deps, scope);
+  return Number(result.numDeletedRows);
+}
+
+async function pick(
+  deps: SandboxFaultDeps,
+  scope: Scope,
+  method: string,
+  path: string,
+): Promise<ActiveFault | undefined> {
+  if (isDiagnosticPath(path)) return undefined;
+  return firstFiring(deps.ctx, await rulesOf(deps, scope), method, path, deps.random);
+}
+
+export function makeSandboxFaults(ctx: Ctx, random: () => number = Math.random): SandboxFaults {
+  const deps: SandboxFaultDeps = { ctx, random, cache: new Map() };
   return {
-    async create(scope, input) {
-      const row = ruleRow(ctx, scope, input);
-      const count = await scoped(ctx, scope)
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow();
-      if (Number(count.n) >= MAX_RULES) {
-        throw conflict('too_many_fault_rules', `A workspace holds at most ${MAX_RULES} fault rules; delete some first`);
-      }
-      await ctx.store.db.insertInto('sandbox_faults').values(row).execute();
-      forget(scope);
-      return toFaultRule(row);
-    },
-    async list(scope) {
-      return (await scoped(ctx, scope).selectAll().orderBy('id').execute()).map(toFaultRule);
-    },
-    async remove(scope, id) {
-      const row = await scoped(ctx, scope).selectAll().where('id', '=', id).executeTakeFirst();
-      if (!row) throw notFound('Fault rule', id);
-      await ctx.store.db.deleteFrom('sandbox_faults').where('id', '=', id).execute();
-      forget(scope);
-      return toFaultRule(row);
-    },
-    async clear(scope) {
-      const result = await ctx.store.db
-        .deleteFrom('sandbox_faults')
-        .where('platform_id', '=', scope.platformId)
-        .where('environment', '=', scope.environment)
-        .executeTakeFirst();
-      forget(scope);
-      return Number(result.numDeletedRows);
-    },
-    async pick(scope, method, path) {
-      if (isDiagnosticPath(path)) return undefined;
-      return firstFiring(ctx, await rulesOf(scope), method, path, random);
-    },
-    forget,
+    create: bindDeps(deps, create),
+    list: bindDeps(deps, list),
+    remove: bindDeps(deps, remove),
+    clear: bindDeps(deps, clear),
+    pick: bindDeps(deps, pick),
+    forget: bindDeps(deps, forget),
   };
 }

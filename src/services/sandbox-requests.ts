@@ -11,6 +11,7 @@ import { type Ctx, type Scope, wallNowMs } from '../context.ts';
 import { detached, type Tx } from '../store/db.ts';
 import { keysetPage, mapPage } from '../store/paging.ts';
 import type { SandboxRequestsTable } from '../store/schema.ts';
+import { bindDeps } from './bind.ts';
 
 /**
  * How long an entry may wait in memory before it is written: how stale another process's view can be. Each
@@ -201,63 +202,97 @@ function filtered(ctx: Ctx, scope: Scope, f: RequestLogFilters) {
   return q;
 }
 
-/** The log of this process: its buffer, its timer, and the reads and writes of the stored log. */
+/** The log of this process: what waits to be written, the timer that writes it, the write under way. */
+interface RequestLogDeps {
+  ctx: Ctx;
+  log: Logger;
+  buffer: RequestLogEntry[];
+  timer: NodeJS.Timeout | undefined;
+  writing: Promise<void>;
+  /** Entries dropped so far because too many waited for the database. */
+  dropped: number;
+  /** Failed writes in a row of the entries held now. */
+  failures: number;
+}
+
+async function writeBuffered(deps: RequestLogDeps): Promise<void> {
+  if (deps.timer) clearTimeout(deps.timer);
+  deps.timer = undefined;
+  const batch = deps.buffer;
+  deps.buffer = [];
+  if (batch.length === 0) return;
+  try {
+    // Never part of a request's transaction: the flush may start from inside one's async context.
+    await detached(() => write(deps.ctx, batch));
+    deps.failures = 0;
+  } catch (err) {
+    deps.failures++;
+    const keep = deps.failures < MAX_ATTEMPTS;
+    deps.log.warn({ err, entries: batch.length, keep }, 'sandbox request log: could not write the entries');
+    if (keep) deps.buffer = [...batch, ...deps.buffer].slice(-MAX_BUFFERED);
+    else deps.failures = 0;
+    schedule(deps);
+  }
+}
+
+/** One write at a time, in order: a flush waits for the one under way, then writes what came since. */
+function flush(deps: RequestLogDeps): Promise<void> {
+  deps.writing = deps.writing.then(() => writeBuffered(deps));
+  return deps.writing;
+}
+
+function schedule(deps: RequestLogDeps): void {
+  if (deps.timer) return;
+  deps.timer = setTimeout(() => void flush(deps), FLUSH_EVERY_MS);
+  // A process that only ran a CLI command must not wait for the log.
+  deps.timer.unref();
+}
+
+function arrival(deps: RequestLogDeps): { id: string; atMs: number } {
+  return { id: newId('LogEntry'), atMs: wallNowMs(deps.ctx) };
+}
+
+function record(deps: RequestLogDeps, entry: RequestLogEntry): void {
+  deps.buffer.push(entry);
+  if (deps.buffer.length > MAX_BUFFERED) {
+    deps.dropped += deps.buffer.length - MAX_BUFFERED;
+    deps.buffer = deps.buffer.slice(-MAX_BUFFERED);
+    deps.log.warn(
+      { dropped: deps.dropped },
+      'sandbox request log: too many entries waiting for the database; the oldest dropped',
+    );
+  }
+  if (deps.buffer.length >= BATCH_SIZE) void flush(deps);
+  else schedule(deps);
+}
+
+async function list(
+  deps: RequestLogDeps,
+  scope: Scope,
+  filters: RequestLogFilters,
+  page: PageRequest,
+): Promise<Page<LoggedRequest>> {
+  const { ctx } = deps;
+  await flush(deps);
+  const rows = await keysetPage<SandboxRequestsTable>(filtered(ctx, scope, filters), 'sandbox_requests', page);
+  return mapPage(rows, (row) => toLoggedRequest(row, ctx.config.sandboxRequestLog.bodies));
+}
+
 export function makeSandboxRequestLog(ctx: Ctx, log: Logger): SandboxRequestLog {
-  let buffer: RequestLogEntry[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
-  let dropped = 0;
-  let failures = 0;
-
-  const writeBuffered = async (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    const batch = buffer;
-    buffer = [];
-    if (batch.length === 0) return;
-    try {
-      // Never part of a request's transaction: the flush may start from inside one's async context.
-      await detached(() => write(ctx, batch));
-      failures = 0;
-    } catch (err) {
-      failures++;
-      const keep = failures < MAX_ATTEMPTS;
-      log.warn({ err, entries: batch.length, keep }, 'sandbox request log: could not write the entries');
-      if (keep) buffer = [...batch, ...buffer].slice(-MAX_BUFFERED);
-      else failures = 0;
-      schedule();
-    }
+  const deps: RequestLogDeps = {
+    ctx,
+    log,
+    buffer: [],
+    timer: undefined,
+    writing: Promise.resolve(),
+    dropped: 0,
+    failures: 0,
   };
-  // One write at a time, in order: a flush waits for the one under way, then writes what came since.
-  const flush = (): Promise<void> => {
-    writing = writing.then(writeBuffered);
-    return writing;
-  };
-  const schedule = () => {
-    if (timer) return;
-    timer = setTimeout(() => void flush(), FLUSH_EVERY_MS);
-    // A process that only ran a CLI command must not wait for the log.
-    timer.unref();
-  };
-
   return {
     keepsBodies: ctx.config.sandboxRequestLog.bodies,
-    arrival: () => ({ id: newId('LogEntry'), atMs: wallNowMs(ctx) }),
-    record(entry) {
-      buffer.push(entry);
-      if (buffer.length > MAX_BUFFERED) {
-        dropped += buffer.length - MAX_BUFFERED;
-        buffer = buffer.slice(-MAX_BUFFERED);
-        log.warn({ dropped }, 'sandbox request log: too many entries waiting for the database; the oldest dropped');
-      }
-      if (buffer.length >= BATCH_SIZE) void flush();
-      else schedule();
-    },
-    flush,
-    async list(scope, filters, page) {
-      await flush();
-      const rows = await keysetPage<SandboxRequestsTable>(filtered(ctx, scope, filters), 'sandbox_requests', page);
-      return mapPage(rows, (row) => toLoggedRequest(row, ctx.config.sandboxRequestLog.bodies));
-    },
+    arrival: bindDeps(deps, arrival),
+    record: bindDeps(deps, record),
+    flush: bindDeps(deps, flush),
+    list: bindDeps(deps, list),
   };
 }

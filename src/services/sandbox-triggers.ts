@@ -389,10 +389,11 @@ async function trigger(deps: SandboxTriggerDeps, scope: Scope, event: TriggerEve
   return result;
 }
 
-export function makeSandboxTriggerService(deps: SandboxTriggerDeps) {
-  return {
-    trigger: (scope: Scope, event: TriggerEvent) => trigger(deps, scope, event),
-  };
+export interface SandboxTriggerService {
+  /** Runs the flow that makes `event` happen, then hands its webhook to the worker. Raises FORBIDDEN (production). */
+  trigger(scope: Scope, event: TriggerEvent): Promise<TriggerResult>;
 }
 
-export type SandboxTriggerService = ReturnType<typeof makeSandboxTriggerService>;
+export function makeSandboxTriggerService(deps: SandboxTriggerDeps): SandboxTriggerService {
+  return { trigger: (scope, event) => trigger(deps, scope, event) };
+}

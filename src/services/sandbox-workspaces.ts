@@ -284,3 +284,27 @@ export async function listSnapshots(ctx: Ctx, scope: Scope): Promise<SnapshotSum
     .execute();
   return rows.map((r) => ({ id: r.id, name: r.name, rows: Number(r.row_count), createdAt: iso(r.created_at) }));
 }
+
+/** A platform's sandbox as a workspace to reset, save and restore. */
+export interface SandboxWorkspaceService {
+  /** A new platform whose sandbox is the workspace, with its sandbox credentials (shown only now). */
+  create(name: string | undefined): Promise<Workspace>;
+  /** Empties the workspace (data, clock, request log, fault rules). Raises FORBIDDEN (production). */
+  reset(scope: Scope): Promise<{ deletedRows: number; resetAt: string }>;
+  /** Saves every row of the workspace, and its clock. Raises FORBIDDEN (production). */
+  save(scope: Scope, name: string | undefined): Promise<SnapshotSummary>;
+  /** Puts a saved snapshot's rows and clock back. Raises FORBIDDEN (production), REFERENCE_NOT_FOUND. */
+  restore(scope: Scope, snapshotId: string): Promise<SnapshotSummary>;
+  /** The workspace's snapshots, newest first. */
+  list(scope: Scope): Promise<SnapshotSummary[]>;
+}
+
+export function makeSandboxWorkspaceService(ctx: Ctx, diagnostics: SandboxDiagnostics): SandboxWorkspaceService {
+  return {
+    create: (name) => createWorkspace(ctx, name),
+    reset: (scope) => resetSandbox(ctx, scope, diagnostics),
+    save: (scope, name) => saveSnapshot(ctx, scope, name),
+    restore: (scope, snapshotId) => restoreSnapshot(ctx, scope, snapshotId),
+    list: (scope) => listSnapshots(ctx, scope),
+  };
+}

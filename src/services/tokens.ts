@@ -138,24 +138,24 @@ function lookUp(deps: TokenDeps, id: string): ReturnType<typeof tokenById.first>
   return lookup;
 }
 
-function create(deps: TokenDeps, scope: Scope, name: string, permissions: readonly Permission[]) {
+/** A new token with its secret, which is shown this once and stored only as a hash. */
+export type NewToken = ApiToken & { clientSecret: string };
+
+function create(deps: TokenDeps, scope: Scope, name: string, permissions: readonly Permission[]): Promise<NewToken> {
   const { ctx } = deps;
   const { db } = ctx.store;
   return insertToken(db, ctx, scope, name, permissions);
 }
 
-async function list(
-  deps: TokenDeps,
-  scope: Scope,
-  filters: {
-    name?: string | undefined;
-    createdAfter?: number | undefined;
-    createdBefore?: number | undefined;
-    updatedAfter?: number | undefined;
-    updatedBefore?: number | undefined;
-  },
-  page: PageRequest,
-): Promise<Page<ApiToken>> {
+export interface TokenFilters {
+  name?: string | undefined;
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
+  updatedAfter?: number | undefined;
+  updatedBefore?: number | undefined;
+}
+
+async function list(deps: TokenDeps, scope: Scope, filters: TokenFilters, page: PageRequest): Promise<Page<ApiToken>> {
   let q = scoped(deps, scope);
   if (filters.name !== undefined) q = q.where('api_tokens.name', '=', filters.name);
   if (filters.createdAfter !== undefined) q = q.where('api_tokens.created_at', '>=', BigInt(filters.createdAfter));
@@ -234,7 +234,20 @@ interface TokenDeps {
   inFlight: Map<string, ReturnType<typeof tokenById.first>>;
 }
 
-export function makeTokenService(ctx: Ctx) {
+export interface TokenService {
+  /** The principal a token's id and secret stand for. Raises UNAUTHORIZED. */
+  authenticate(username: string, secret: string): Promise<Principal>;
+  /** A new token in the scope, with its secret (shown once). */
+  create(scope: Scope, name: string, permissions: readonly Permission[]): Promise<NewToken>;
+  /** A page of the scope's live tokens matching the filters. */
+  list(scope: Scope, filters: TokenFilters, page: PageRequest): Promise<Page<ApiToken>>;
+  /** One live token. Raises TOKEN_NOT_FOUND. */
+  get(scope: Scope, tokenId: string): Promise<ApiToken>;
+  /** Revokes a token other than the caller's. Raises INVALID_INPUT (itself), TOKEN_NOT_FOUND. */
+  revoke(scope: Scope, tokenId: string, callerTokenId: string): Promise<void>;
+}
+
+export function makeTokenService(ctx: Ctx): TokenService {
   const deps: TokenDeps = { ctx, inFlight: new Map() };
   return {
     authenticate: bindDeps(deps, authenticate),
@@ -244,5 +257,3 @@ export function makeTokenService(ctx: Ctx) {
     revoke: bindDeps(deps, revoke),
   };
 }
-
-export type TokenService = ReturnType<typeof makeTokenService>;

@@ -4,6 +4,9 @@ import { checkRailOf } from '../domain/account-types.ts';
 import { MAX_PAYMENT_MINOR } from '../domain/rate-sources.ts';
 import { isPullable, PULL_RAIL_BY_ACCOUNT_TYPE } from '../rails/pull.ts';
 import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
+
+/** The sandbox's outcome by account-number suffix, for the dashboard's one-click scenarios. */
+export { QUOTE_OUTCOMES, TRANSFER_OUTCOMES, type Outcome } from '../rails/sandbox-outcomes.ts';
 import type { JobWorker } from '../jobs/worker.ts';
 import type { Tx } from '../store/db.ts';
 import type { ExternalAccountsTable, LedgerAccountsTable, TransactionsTable } from '../store/schema.ts';
@@ -190,12 +193,23 @@ interface TransferDeps {
   transactions: TransactionService;
 }
 
-export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: TransactionService) {
+export interface TransferService {
+  /**
+   * Moves money from an internal account to an external one, funded at once and processed by a job. Raises
+   * REFERENCE_NOT_FOUND, INVALID_INPUT, INVALID_CURRENCY, AMOUNT_OUT_OF_RANGE, INSUFFICIENT_BALANCE, CUSTOMER_DELETED.
+   */
+  transferOut(scope: Scope, input: TransferOutInput): Promise<Transaction>;
+  /**
+   * Pulls money from a pullable external account into an internal one. Raises REFERENCE_NOT_FOUND, INVALID_INPUT,
+   * INVALID_CURRENCY, AMOUNT_OUT_OF_RANGE, CUSTOMER_DELETED.
+   */
+  transferIn(scope: Scope, input: TransferInput): Promise<Transaction>;
+}
+
+export function makeTransferService(ctx: Ctx, worker: JobWorker, transactions: TransactionService): TransferService {
   const deps: TransferDeps = { ctx, worker, transactions };
   return {
     transferOut: bindDeps(deps, transferOut),
     transferIn: bindDeps(deps, transferIn),
   };
 }
-
-export type TransferService = ReturnType<typeof makeTransferService>;

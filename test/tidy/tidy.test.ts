@@ -14,6 +14,8 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const MAX_LINE = 120;
 const MAX_FUNCTION_LINES = 70;
 const ALLOWLIST_FILE = join(import.meta.dirname, 'long-functions.json');
+/** How many `any` types and non-null assertions `!` src/ holds: counts that may only go down. */
+const RATCHETS_FILE = join(import.meta.dirname, 'ratchets.json');
 
 /** Where services may read wall time (wallNowMs), and why it is not the scope's clock there. */
 const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
@@ -29,7 +31,15 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/sandbox-requests.ts': 'when a request arrived is a fact of the process: the log keeps arrival order',
   'src/services/sandbox-faults.ts':
     "how fresh a process's copy of the rules is, and when a rule was made, in real time",
+  'src/services/index.ts': 'hands the dashboard real time for what the process did (a ledger check, a logged request)',
 };
+
+/**
+ * What the dashboard may import for its values: itself, services/, and the pure layers below them (domain/
+ * rules and wire/ shapes, which read nothing). From any other layer below services only types: a screen
+ * reads through a service, never the store, the ledger, the jobs, the rails or the webhooks themselves.
+ */
+const DASHBOARD_VALUES_FROM = /^src\/(dashboard|services|domain|wire)\//;
 
 function sourceFiles(...dirs: string[]): string[] {
   return dirs.flatMap((dir) =>
@@ -112,13 +122,41 @@ function functionsOf(file: string): Array<{ name: string; lines: number; line: n
   return found;
 }
 
-function importsOf(file: string): string[] {
+/** The files a file imports or re-exports from, each with whether only types come from it. */
+function importsWithKindOf(file: string): Array<{ target: string; typeOnly: boolean }> {
   const { module } = parseSync(file, read(file));
   const specifiers = [
-    ...module.staticImports.map((i) => i.moduleRequest.value),
-    ...module.staticExports.flatMap((e) => e.entries.map((x) => x.moduleRequest?.value)).filter((v) => v !== undefined),
+    ...module.staticImports.map((i) => ({
+      value: i.moduleRequest.value,
+      // `import type { A }` and `import { type A }` both name only types; a bare `import './x'` names none.
+      typeOnly: i.entries.length > 0 && i.entries.every((e) => e.isType),
+    })),
+    ...module.staticExports.flatMap((e) =>
+      e.entries.flatMap((x) => (x.moduleRequest ? [{ value: x.moduleRequest.value, typeOnly: x.isType }] : [])),
+    ),
   ];
-  return specifiers.filter((s) => s.startsWith('.')).map((s) => normalize(join(dirname(file), s)));
+  return specifiers
+    .filter((s) => s.value.startsWith('.'))
+    .map((s) => ({ target: normalize(join(dirname(file), s.value)), typeOnly: s.typeOnly }));
+}
+
+function importsOf(file: string): string[] {
+  return importsWithKindOf(file).map((i) => i.target);
+}
+
+/** Every `any` type and every non-null assertion (`x!`) in a file, by the parser's node types. */
+function looseTypesOf(file: string): { any: number; nonNull: number } {
+  const counts = { any: 0, nonNull: 0 };
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const n = node as Node;
+    if (n.type === 'TSAnyKeyword') counts.any++;
+    if (n.type === 'TSNonNullExpression') counts.nonNull++;
+    for (const [key, value] of Object.entries(n)) if (key !== 'type') visit(value);
+  };
+  visit(parseSync(file, read(file)).program);
+  return counts;
 }
 
 /**
@@ -223,6 +261,18 @@ describe('tidy', () => {
           problems.push(`${file} imports ${target}: domain/ is pure and imports only domain/`);
         if (file.startsWith('src/store/') && !/^src\/(store|domain)\//.test(target))
           problems.push(`${file} imports ${target}: store/ imports only store/ and domain/`);
+        if (file.startsWith('src/wire/') && !/^src\/(wire|domain)\//.test(target))
+          problems.push(`${file} imports ${target}: wire/ (the API's shapes) imports only wire/ and domain/`);
+        if ((file.startsWith('src/services/') || file === 'src/platforms.ts') && target.startsWith('src/http/'))
+          problems.push(`${file} imports ${target}: services sit below http/; the API's shapes are in wire/`);
+      }
+    }
+    for (const file of SRC.filter((f) => f.startsWith('src/dashboard/'))) {
+      for (const { target, typeOnly } of importsWithKindOf(file)) {
+        if (target.startsWith('src/') && !typeOnly && !DASHBOARD_VALUES_FROM.test(target))
+          problems.push(
+            `${file} imports ${target}: the dashboard reads through services/ (from lower layers, types only)`,
+          );
       }
     }
     // Depth-first search; a back edge is a cycle, reported with its path.
@@ -240,6 +290,31 @@ describe('tidy', () => {
       state.set(file, 'done');
     };
     for (const file of graph.keys()) if (!state.has(file)) visit(file);
+    assert.deepEqual(problems, [], problems.join('\n'));
+  });
+
+  it('src/ holds no more `any` types and non-null assertions than test/tidy/ratchets.json allows', () => {
+    const counts = { any: 0, nonNull: 0 };
+    for (const file of SRC) {
+      const found = looseTypesOf(file);
+      counts.any += found.any;
+      counts.nonNull += found.nonNull;
+    }
+    const allowed = JSON.parse(readFileSync(RATCHETS_FILE, 'utf8')) as typeof counts;
+    const problems: string[] = [];
+    const names = { any: '`any` types', nonNull: 'non-null assertions (`x!`)' };
+    for (const key of ['any', 'nonNull'] as const) {
+      if (counts[key] > allowed[key])
+        problems.push(
+          `src/ has ${counts[key]} ${names[key]}, more than the ${allowed[key]} allowed: name the type, or ` +
+            'check the value (present() from domain/assert.ts) instead',
+        );
+      else if (counts[key] < allowed[key])
+        problems.push(
+          `src/ has ${counts[key]} ${names[key]}, fewer than ${allowed[key]}: lower "${key}" in ` +
+            `test/tidy/ratchets.json to ${counts[key]}`,
+        );
+    }
     assert.deepEqual(problems, [], problems.join('\n'));
   });
 

@@ -1,18 +1,18 @@
 // Home: what the platform holds, what is in flight, what failed lately, payments per day, and the last
 // ledger check of the signed-in platform environment (with a button that runs one now).
 import type { FastifyInstance } from 'fastify';
-import { scopeNowMs, wallNowMs } from '../../context.ts';
-import { LEDGER_CHECK_EVERY_MS } from '../../ledger/checks.ts';
+import { LEDGER_CHECK_EVERY_MS } from '../../services/overview.ts';
 import { volumeChart } from '../chart.ts';
 import { done, need, type Screens } from '../render.ts';
 
 const CHART_DAYS = 14;
 
-export function homeScreen(app: FastifyInstance, { services, overview, page }: Screens): void {
+export function homeScreen(app: FastifyInstance, { services, page }: Screens): void {
+  const { overview, clocks } = services;
   app.get('/', { schema: { hide: true } }, async (req, reply) => {
     need(req, 'VIEW');
     const scope = req.principal;
-    const nowMs = scopeNowMs(services.ctx, scope);
+    const nowMs = clocks.scopeNowMs(scope);
     const [platformAccounts, customerTotals, inFlight, failures, days, backlog, ledgerCheck] = await Promise.all([
       services.internalAccounts.listPlatformAccounts(scope, {}),
       overview.customerBalances(scope),
@@ -35,7 +35,7 @@ export function homeScreen(app: FastifyInstance, { services, overview, page }: S
       ledgerCheck,
       // The check's time is real time: its "n minutes ago" is measured against the wall clock, not the
       // sandbox clock the rest of the page uses.
-      wallNowMs: wallNowMs(services.ctx),
+      wallNowMs: clocks.wallNowMs(),
       ledgerCheckEveryMinutes: LEDGER_CHECK_EVERY_MS / 60_000,
     });
   });

@@ -3,7 +3,6 @@
 // service behind /sandbox/faults), added and removed with the same permissions as the API: VIEW reads,
 // TRANSACT changes the rules.
 import type { FastifyInstance } from 'fastify';
-import { wallNowMs } from '../../context.ts';
 import { AppError } from '../../domain/errors.ts';
 import { FAULT_METHODS, FAULT_STATUSES } from '../../domain/sandbox-faults.ts';
 import type { FaultRuleInput } from '../../services/sandbox-faults.ts';
@@ -94,7 +93,7 @@ function requestLogScreen(app: FastifyInstance, { services, page }: Screens): vo
         : undefined,
       firstUrl: cursor ? here : undefined,
       // Entries carry real arrival times, not the sandbox clock's: the relative hint counts from real time.
-      wallNowMs: wallNowMs(services.ctx),
+      wallNowMs: services.clocks.wallNowMs(),
     });
   });
 }
@@ -110,7 +109,7 @@ function faultScreens(app: FastifyInstance, { services, page }: Screens): void {
       rules: await sandboxFaults.list(req.principal),
       methods: FAULT_METHODS,
       statuses: FAULT_STATUSES,
-      wallNowMs: wallNowMs(services.ctx),
+      wallNowMs: services.clocks.wallNowMs(),
     });
   });
 

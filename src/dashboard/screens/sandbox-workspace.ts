@@ -3,13 +3,7 @@
 // same use cases as POST /sandbox/reset and /sandbox/snapshots, and the same permissions: MANAGE acts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { notFound } from '../../domain/errors.ts';
-import {
-  listSnapshots,
-  RESET_DELETES,
-  RESET_KEEPS,
-  restoreSnapshot,
-  saveSnapshot,
-} from '../../services/sandbox-workspaces.ts';
+import { RESET_DELETES, RESET_KEEPS } from '../../services/sandbox-workspaces.ts';
 import { fieldsOf, requiredText, text } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 import { sandboxOnly, sandboxPage } from './sandbox-tabs.ts';
@@ -26,13 +20,13 @@ function snapshotId(req: FastifyRequest): string {
 }
 
 export function sandboxWorkspaceScreens(app: FastifyInstance, { services, page }: Screens): void {
-  const { ctx } = services;
+  const { sandboxWorkspaces } = services;
   const show = sandboxPage(page);
 
   app.get('/sandbox/workspace', hide, async (req, reply) => {
     need(req, 'VIEW');
     sandboxOnly(req);
-    const snapshots = await listSnapshots(ctx, req.principal);
+    const snapshots = await sandboxWorkspaces.list(req.principal);
     return show(req, reply, 'workspace', 'sandbox-workspace', {
       snapshots,
       deletes: RESET_DELETES,
@@ -47,7 +41,7 @@ export function sandboxWorkspaceScreens(app: FastifyInstance, { services, page }
     const typed = text(fieldsOf(req.body), 'confirm', false, 100);
     if (typed?.toLowerCase() !== RESET_WORD)
       return done(req, reply, HERE, `Nothing was deleted: type ${RESET_WORD} in the box to confirm the reset.`, 'bad');
-    const { deletedRows, resetAt } = await services.resetSandbox(req.principal);
+    const { deletedRows, resetAt } = await sandboxWorkspaces.reset(req.principal);
     return done(
       req,
       reply,
@@ -61,7 +55,7 @@ export function sandboxWorkspaceScreens(app: FastifyInstance, { services, page }
     need(req, 'MANAGE');
     sandboxOnly(req);
     const name = requiredText(fieldsOf(req.body), 'name', 200);
-    const saved = await saveSnapshot(ctx, req.principal, name);
+    const saved = await sandboxWorkspaces.save(req.principal, name);
     return done(req, reply, HERE, `Saved snapshot ${label(saved)} (${saved.rows} rows) as ${saved.id}.`);
   });
 
@@ -70,7 +64,7 @@ export function sandboxWorkspaceScreens(app: FastifyInstance, { services, page }
     need(req, 'VIEW');
     sandboxOnly(req);
     const id = snapshotId(req);
-    const snapshot = (await listSnapshots(ctx, req.principal)).find((s) => s.id === id);
+    const snapshot = (await sandboxWorkspaces.list(req.principal)).find((s) => s.id === id);
     if (!snapshot) throw notFound('Snapshot', id);
     return show(req, reply, 'workspace', 'sandbox-snapshot', { snapshot });
   });
@@ -78,7 +72,7 @@ export function sandboxWorkspaceScreens(app: FastifyInstance, { services, page }
   app.post('/sandbox/snapshots/:id/restore', hide, async (req, reply) => {
     need(req, 'MANAGE');
     sandboxOnly(req);
-    const restored = await restoreSnapshot(ctx, req.principal, snapshotId(req));
+    const restored = await sandboxWorkspaces.restore(req.principal, snapshotId(req));
     return done(
       req,
       reply,

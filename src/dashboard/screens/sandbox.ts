@@ -6,11 +6,11 @@ import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { CURRENCIES } from '../../domain/currencies.ts';
-import { QUOTE_OUTCOMES, TRANSFER_OUTCOMES, type Outcome } from '../../rails/sandbox-outcomes.ts';
 import type { Services } from '../../services/index.ts';
 import type { Principal } from '../../services/tokens.ts';
 import { MAX_SANDBOX_FUND } from '../../services/internal-accounts.ts';
 import { MAX_ADVANCE_MS } from '../../services/sandbox-clock.ts';
+import { QUOTE_OUTCOMES, TRANSFER_OUTCOMES, type Outcome } from '../../services/transfers.ts';
 import { choice, fieldsOf, integer, minorUnits, requiredText } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 import { sandboxOnly, sandboxPage } from './sandbox-tabs.ts';
@@ -97,7 +97,7 @@ function bankAccount(kind: Scenario['kind'], suffix: string) {
 
 /** One scenario's real flow: fund, a new bank account ending in the suffix, the payment, the due jobs. */
 async function runScenario(services: Services, scope: Principal, scenario: Scenario): Promise<string> {
-  const { internalAccounts, externalAccounts, transfers, quotes, worker } = services;
+  const { internalAccounts, externalAccounts, transfers, quotes, sandboxClock } = services;
   const [source] = await internalAccounts.listPlatformAccounts(scope, { currency: 'USD' });
   if (!source) throw new AppError('CONFLICT', 'This platform has no USD account; add USD to its currencies first');
   await internalAccounts.fundSandbox(scope, source.id, SCENARIO_AMOUNT);
@@ -124,7 +124,7 @@ async function runScenario(services: Services, scope: Principal, scenario: Scena
     });
     transactionId = tx.id;
   }
-  await worker.drain({ platformId: scope.platformId, environment: scope.environment });
+  await sandboxClock.runDue(scope);
   return transactionId;
 }
 

@@ -28,13 +28,13 @@ function idParam(params: unknown, name: string): string {
 }
 
 /** One payment with its events (each with its attempts), its ledger postings and its quote. */
-async function detailOf({ services, overview }: Screens, scope: Principal, id: string) {
+async function detailOf({ services }: Screens, scope: Principal, id: string) {
   const { transactions, webhooks, quotes } = services;
   const tx = await transactions.get(scope, id);
   const listed = await webhooks.list(scope, { objectId: tx.id }, { limit: 100, order: 'asc' });
   const [events, postings, quote] = await Promise.all([
     Promise.all(listed.data.map((e) => webhooks.get(scope, e.id))),
-    overview.postingsOf(scope, tx.id),
+    services.overview.postingsOf(scope, tx.id),
     tx.quoteId ? quotes.get(scope, tx.quoteId).catch(() => undefined) : undefined,
   ]);
   return { tx, events, postings, quote };

@@ -5,8 +5,8 @@ import {
   BeneficialOwnerCreate,
   BeneficialOwnerListQuery,
   BeneficialOwnerUpdate,
-} from '../schemas/beneficial-owners.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+} from '../../wire/beneficial-owners.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { pageOf } from './paging.ts';
 
 const DOCS = {

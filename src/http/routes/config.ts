@@ -1,7 +1,7 @@
 import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { PlatformConfig, PlatformConfigUpdate, withoutIgnoredConfig } from '../schemas/config.ts';
-import { errors } from '../schemas/common.ts';
+import { PlatformConfig, PlatformConfigUpdate, withoutIgnoredConfig } from '../../wire/config.ts';
+import { errors } from '../../wire/common.ts';
 
 const DOCS = {
   get: {

@@ -1,7 +1,7 @@
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from '../schemas/customers.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from '../../wire/customers.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { ms, pageOf } from './paging.ts';
 
 const DOCS = {

@@ -9,8 +9,8 @@ import { findUnstorableText } from '../../domain/text.ts';
 import { cleanFileName, MAX_DOCUMENT_BYTES, parseDocumentFields, SNIFF_BYTES } from '../../domain/documents.ts';
 import type { DocumentFileStore, ReceivedFile } from '../../store/document-files.ts';
 import type { DocumentUpload } from '../../services/documents.ts';
-import { Document, DocumentFile, DocumentListQuery } from '../schemas/documents.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { Document, DocumentFile, DocumentListQuery } from '../../wire/documents.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { pageOf } from './paging.ts';
 
 /** Bounds on the text parts of an upload: a handful of short fields, one file. */

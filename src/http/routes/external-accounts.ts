@@ -9,8 +9,8 @@ import {
   ExternalAccountCreate,
   PlatformExternalAccountCreate,
   PlatformExternalAccountQuery,
-} from '../schemas/external-accounts.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+} from '../../wire/external-accounts.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { pageOf } from './paging.ts';
 
 // The specification lists the platform's accounts at once, the newest contract pages them: without

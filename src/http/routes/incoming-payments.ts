@@ -1,7 +1,7 @@
 import { emptyBodyIsObject, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { errors, IdParam } from '../schemas/common.ts';
-import { ApprovePayment, RejectPayment, SandboxUmaReceive, Transaction } from '../schemas/transactions.ts';
+import { errors, IdParam } from '../../wire/common.ts';
+import { ApprovePayment, RejectPayment, SandboxUmaReceive, Transaction } from '../../wire/transactions.ts';
 
 const DOCS = {
   receive: {

@@ -5,8 +5,8 @@ import {
   InternalAccount,
   PlatformInternalAccountQuery,
   SandboxFund,
-} from '../schemas/internal-accounts.ts';
-import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
+} from '../../wire/internal-accounts.ts';
+import { DataList, errors, IdParam, Paginated } from '../../wire/common.ts';
 import { pageOf } from './paging.ts';
 
 const DOCS = {

@@ -1,7 +1,7 @@
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { Invitation, InvitationClaim, InvitationCodeParam, InvitationCreate } from '../schemas/invitations.ts';
-import { errors } from '../schemas/common.ts';
+import { Invitation, InvitationClaim, InvitationCodeParam, InvitationCreate } from '../../wire/invitations.ts';
+import { errors } from '../../wire/common.ts';
 
 const DOCS = {
   create: {

@@ -7,7 +7,7 @@ import { FAILURE_REASONS } from '../../domain/failure-reasons.ts';
 import type { Services } from '../../services/index.ts';
 import { settleMany, summarize, type Selection, type SettlementLine } from '../../services/settlement.ts';
 import type { Http } from '../http.ts';
-import { StringEnum } from '../schemas/common.ts';
+import { StringEnum } from '../../wire/common.ts';
 
 const SettlementBody = Type.Object(
   {

@@ -1,8 +1,8 @@
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { DataList, errors, IdParam, Paginated } from '../schemas/common.ts';
-import { ExchangeRate, ExchangeRateQuery, Quote, QuoteCreate, QuoteListQuery, SandboxSend } from '../schemas/quotes.ts';
-import { Transaction } from '../schemas/transactions.ts';
+import { DataList, errors, IdParam, Paginated } from '../../wire/common.ts';
+import { ExchangeRate, ExchangeRateQuery, Quote, QuoteCreate, QuoteListQuery, SandboxSend } from '../../wire/quotes.ts';
+import { Transaction } from '../../wire/transactions.ts';
 import { ms, pageOf } from './paging.ts';
 
 const DOCS = {

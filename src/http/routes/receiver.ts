@@ -6,9 +6,9 @@ import {
   ReceiverLookupQuery,
   ReceiverUmaParam,
   UmaReceiverLookup,
-} from '../schemas/receiver.ts';
-import { UmaProvider, UmaProviderQuery } from '../schemas/uma-providers.ts';
-import { errors, Paginated } from '../schemas/common.ts';
+} from '../../wire/receiver.ts';
+import { UmaProvider, UmaProviderQuery } from '../../wire/uma-providers.ts';
+import { errors, Paginated } from '../../wire/common.ts';
 import { listUmaProviders } from '../../domain/uma-providers.ts';
 import { pageOf } from './paging.ts';
 

@@ -1,8 +1,8 @@
 import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError } from '../../domain/errors.ts';
-import { errors } from '../schemas/common.ts';
-import { SandboxClock, SandboxClockAdvance } from '../schemas/sandbox.ts';
+import { errors } from '../../wire/common.ts';
+import { SandboxClock, SandboxClockAdvance } from '../../wire/sandbox.ts';
 
 const DOCS = {
   get: {

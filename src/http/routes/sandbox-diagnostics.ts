@@ -1,7 +1,7 @@
 import type { Services } from '../../services/index.ts';
 import type { RequestLogFilters } from '../../services/sandbox-requests.ts';
 import { created, type Http } from '../http.ts';
-import { errors, IdParam } from '../schemas/common.ts';
+import { errors, IdParam } from '../../wire/common.ts';
 import {
   SandboxFault,
   SandboxFaultCreate,
@@ -9,7 +9,7 @@ import {
   SandboxFaultsCleared,
   SandboxRequestListQuery,
   SandboxRequestPage,
-} from '../schemas/sandbox-diagnostics.ts';
+} from '../../wire/sandbox-diagnostics.ts';
 import { ms, pageOf } from './paging.ts';
 
 const DOCS = {

@@ -1,8 +1,8 @@
 import type { Http } from '../http.ts';
 import { created } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { errors } from '../schemas/common.ts';
-import { SandboxTrigger, SandboxTriggerRequest } from '../schemas/sandbox.ts';
+import { errors } from '../../wire/common.ts';
+import { SandboxTrigger, SandboxTriggerRequest } from '../../wire/sandbox.ts';
 
 const DOCS = {
   summary: 'Make a webhook event happen: run the sandbox flow that records it',

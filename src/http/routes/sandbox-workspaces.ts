@@ -4,8 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
 import { AppError } from '../../domain/errors.ts';
-import { createWorkspace, listSnapshots, restoreSnapshot, saveSnapshot } from '../../services/sandbox-workspaces.ts';
-import { errors } from '../schemas/common.ts';
+import { errors } from '../../wire/common.ts';
 import {
   SandboxReset,
   SandboxSnapshot,
@@ -13,7 +12,7 @@ import {
   SandboxSnapshotList,
   SandboxWorkspace,
   SandboxWorkspaceCreate,
-} from '../schemas/sandbox.ts';
+} from '../../wire/sandbox.ts';
 
 const ADMIN_HEADER = 'x-sandbox-admin-key';
 
@@ -66,7 +65,7 @@ function mayCreateWorkspace(services: Services, request: FastifyRequest): void {
 
 export function sandboxWorkspaceRoutes(api: Http, services: Services): void {
   const tags = ['Sandbox'];
-  const { ctx } = services;
+  const { sandboxWorkspaces } = services;
   api.post('/sandbox/workspaces', {
     // Not tied to any existing credentials: the SANDBOX_WORKSPACES setting decides.
     config: { public: true },
@@ -79,13 +78,13 @@ export function sandboxWorkspaceRoutes(api: Http, services: Services): void {
     },
     handler: async (req, reply) => {
       mayCreateWorkspace(services, req);
-      return created(reply, await createWorkspace(ctx, req.body?.name));
+      return created(reply, await sandboxWorkspaces.create(req.body?.name));
     },
   });
   api.post('/sandbox/reset', {
     config: { permission: 'MANAGE', sandboxOnly: true },
     schema: { tags, ...DOCS.reset, response: { 200: SandboxReset, ...errors(401, 403) } },
-    handler: (req) => services.resetSandbox(req.principal),
+    handler: (req) => sandboxWorkspaces.reset(req.principal),
   });
   api.post('/sandbox/snapshots', {
     config: { permission: 'MANAGE', sandboxOnly: true, idempotent: true },
@@ -95,12 +94,12 @@ export function sandboxWorkspaceRoutes(api: Http, services: Services): void {
       body: Type.Optional(SandboxSnapshotCreate),
       response: { 201: SandboxSnapshot, ...errors(400, 401, 403) },
     },
-    handler: async (req, reply) => created(reply, await saveSnapshot(ctx, req.principal, req.body?.name)),
+    handler: async (req, reply) => created(reply, await sandboxWorkspaces.save(req.principal, req.body?.name)),
   });
   api.get('/sandbox/snapshots', {
     config: { permission: 'VIEW', sandboxOnly: true },
     schema: { tags, ...DOCS.list, response: { 200: SandboxSnapshotList, ...errors(401, 403) } },
-    handler: async (req) => ({ data: await listSnapshots(ctx, req.principal) }),
+    handler: async (req) => ({ data: await sandboxWorkspaces.list(req.principal) }),
   });
   api.post('/sandbox/snapshots/:snapshotId/restore', {
     config: { permission: 'MANAGE', sandboxOnly: true },
@@ -110,6 +109,6 @@ export function sandboxWorkspaceRoutes(api: Http, services: Services): void {
       params: Type.Object({ snapshotId: Type.String({ minLength: 1, maxLength: 200 }) }),
       response: { 200: SandboxSnapshot, ...errors(401, 403, 404) },
     },
-    handler: async (req) => restoreSnapshot(ctx, req.principal, req.params.snapshotId),
+    handler: async (req) => sandboxWorkspaces.restore(req.principal, req.params.snapshotId),
   });
 }

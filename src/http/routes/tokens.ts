@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { created, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { ApiToken, TokenCreate, TokenListQuery } from '../schemas/tokens.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { ApiToken, TokenCreate, TokenListQuery } from '../../wire/tokens.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { ms, pageOf } from './paging.ts';
 
 const DOCS = {

@@ -1,6 +1,6 @@
 import { created, emptyBodyIsObject, type Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import {
   CancelRequest,
   ConfirmRequest,
@@ -8,7 +8,7 @@ import {
   TransactionListQuery,
   TransferOutRequest,
   TransferRequest,
-} from '../schemas/transactions.ts';
+} from '../../wire/transactions.ts';
 import { ms, pageOf } from './paging.ts';
 
 const DOCS = {

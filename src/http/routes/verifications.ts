@@ -1,7 +1,7 @@
 import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { Verification, VerificationCreate, VerificationListQuery } from '../schemas/verifications.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { Verification, VerificationCreate, VerificationListQuery } from '../../wire/verifications.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { pageOf } from './paging.ts';
 
 const DOCS = {

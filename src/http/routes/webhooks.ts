@@ -1,7 +1,7 @@
 import type { Http } from '../http.ts';
 import type { Services } from '../../services/index.ts';
-import { TestWebhookRequest, TestWebhookResponse, WebhookEvent, WebhookEventListQuery } from '../schemas/webhooks.ts';
-import { errors, IdParam, Paginated } from '../schemas/common.ts';
+import { TestWebhookRequest, TestWebhookResponse, WebhookEvent, WebhookEventListQuery } from '../../wire/webhooks.ts';
+import { errors, IdParam, Paginated } from '../../wire/common.ts';
 import { pageOf } from './paging.ts';
 
 const DOCS = {

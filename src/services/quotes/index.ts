@@ -59,15 +59,23 @@ export function makeQuoteService(
   return {
     create: (scope, input) => createQuote(deps, scope, input),
     execute: (scope, quoteId) => executeQuote(deps, scope, quoteId),
-    get: async (scope, quoteId) => toQuote(await loadQuote(ctx.store.db, scope, quoteId)),
+    get: (scope, quoteId) => getQuote(deps, scope, quoteId),
     list: (scope, filters, page) => listQuotes(ctx.store.db, scope, filters, page),
     sandboxSend: (scope, input) => sandboxSend(deps, scope, input),
-    expireIfDue: async (scope, quoteId) =>
-      ctx.store.tx(async (trx) => {
-        const pending = (await loadQuote(trx, scope, quoteId)).status === 'PENDING';
-        return pending && (await expireIfDue(deps, trx, scope, quoteId)) === 0;
-      }),
+    expireIfDue: (scope, quoteId) => expireNow(deps, scope, quoteId),
   };
+}
+
+async function getQuote(deps: QuoteDeps, scope: Scope, quoteId: string): Promise<Quote> {
+  return toQuote(await loadQuote(deps.ctx.store.db, scope, quoteId));
+}
+
+/** The expiry step, run now: true when the quote was PENDING and its time has come. */
+async function expireNow(deps: QuoteDeps, scope: Scope, quoteId: string): Promise<boolean> {
+  return deps.ctx.store.tx(async (trx) => {
+    const pending = (await loadQuote(trx, scope, quoteId)).status === 'PENDING';
+    return pending && (await expireIfDue(deps, trx, scope, quoteId)) === 0;
+  });
 }
 
 async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Promise<Quote> {

@@ -1,6 +1,6 @@
 // Reading quotes: the API shape of a row, the scope every query starts from, one quote, a page of them.
 import type { Static } from '@sinclair/typebox';
-import type { Quote as QuoteSchema, QuoteCreate } from '../../http/schemas/quotes.ts';
+import type { Quote as QuoteSchema, QuoteCreate } from '../../wire/quotes.ts';
 import { notFound } from '../../domain/errors.ts';
 import { iso } from '../../domain/clock.ts';
 import { currency } from '../../domain/currencies.ts';

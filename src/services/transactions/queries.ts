@@ -5,7 +5,7 @@ import { currency } from '../../domain/currencies.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/paging.ts';
 import type { TransactionStatus } from '../../domain/transactions.ts';
-import type { Transaction as TransactionSchema } from '../../http/schemas/transactions.ts';
+import type { Transaction as TransactionSchema } from '../../wire/transactions.ts';
 import type { Db, Tx } from '../../store/db.ts';
 import { statement } from '../../store/compiled.ts';
 import { isPostgres } from '../../store/dialect.ts';

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { KYC_PROFILE_FIELDS } from '../../domain/kyc.ts';
+import { KYC_PROFILE_FIELDS } from '../domain/kyc.ts';
 import { BeneficialOwner } from './beneficial-owners.ts';
 import { Address, CalendarDate, StringEnum, CountryCode, PageQuery, RequestObject, Timestamp } from './common.ts';
 import { component } from './component.ts';

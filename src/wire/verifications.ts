@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { DOCUMENT_TYPES } from '../../domain/documents.ts';
-import { VERIFICATION_ERROR_TYPES, VERIFICATION_STATUSES } from '../../domain/verification-rules.ts';
+import { DOCUMENT_TYPES } from '../domain/documents.ts';
+import { VERIFICATION_ERROR_TYPES, VERIFICATION_STATUSES } from '../domain/verification-rules.ts';
 import { PageQuery, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE } from './examples.ts';

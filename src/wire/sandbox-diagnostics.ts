@@ -1,6 +1,6 @@
 // The sandbox request log and fault rules: what GET /sandbox/requests answers and what /sandbox/faults takes.
 import { Type } from '@sinclair/typebox';
-import { FAULT_METHODS, FAULT_STATUSES } from '../../domain/sandbox-faults.ts';
+import { FAULT_METHODS, FAULT_STATUSES } from '../domain/sandbox-faults.ts';
 import { DataList, PageQuery, Paginated, RequestObject, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 

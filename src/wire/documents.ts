@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DOCUMENT_SIDES, DOCUMENT_TYPES } from '../../domain/documents.ts';
+import { DOCUMENT_SIDES, DOCUMENT_TYPES } from '../domain/documents.ts';
 import { PageQuery, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE } from './examples.ts';

@@ -1,6 +1,6 @@
 import { type ObjectOptions, type Static, Type, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
-import { CURRENCY_CODES } from '../../domain/currencies.ts';
-import { COUNT_LIMIT } from '../../domain/paging.ts';
+import { CURRENCY_CODES } from '../domain/currencies.ts';
+import { COUNT_LIMIT } from '../domain/paging.ts';
 import { component, componentName, exampleOf } from './component.ts';
 import { ADDRESS, USD } from './examples.ts';
 

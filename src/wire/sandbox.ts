@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { TRIGGER_EVENTS } from '../../domain/sandbox-triggers.ts';
+import { TRIGGER_EVENTS } from '../domain/sandbox-triggers.ts';
 import { RequestObject, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ACCOUNT_TYPE_NAMES, CRYPTO_NETWORKS, EXTERNAL_ACCOUNT_STATUSES } from '../../domain/account-types.ts';
-import { VERIFICATION_STATUSES } from '../../domain/beneficiary-verification.ts';
+import { ACCOUNT_TYPE_NAMES, CRYPTO_NETWORKS, EXTERNAL_ACCOUNT_STATUSES } from '../domain/account-types.ts';
+import { VERIFICATION_STATUSES } from '../domain/beneficiary-verification.ts';
 import { CurrencyCode, PageQuery, RequestObject, StringEnum, Timestamp } from './common.ts';
 import { component } from './component.ts';
 import { EXAMPLE } from './examples.ts';
