@@ -9,6 +9,13 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { makeFolders } from './store/folders.ts';
+import {
+  parseConnectorsFile,
+  type ConnectorRoute,
+  type HttpConnectorSettings,
+  type SecretReference,
+} from './domain/connector-routes.ts';
+import { secretKey as hmacKeyOf } from './rails/http/signing.ts';
 import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
 import { sqlitePath } from './store/paths.ts';
@@ -52,6 +59,8 @@ export interface Config {
   allowPrivateWebhookUrls: boolean;
   /** Hold sandbox webhooks to public addresses too (a hosted sandbox). */
   sandboxWebhooksPublicOnly: boolean;
+  /** Rail connectors and the routes of production payments to them, from CONNECTORS_FILE (none: all manual). */
+  connectors: LoadedConnectors;
   /** Production exchange rates and fees, from the operator's RATES_FILE; none means no production quotes. */
   productionRates: RatesFile | undefined;
   /**
@@ -142,6 +151,10 @@ export const VARIABLES = {
   JOB_POLL_MS: variable(integer(10, 60_000), 'a number of milliseconds from 10 to 60000', 250),
   ALLOW_PRIVATE_WEBHOOK_URLS: variable(boolean, '`true` or `false`', 'false'),
   SANDBOX_WEBHOOKS_PUBLIC_ONLY: variable(boolean, '`true` or `false`', 'false'),
+  CONNECTORS_FILE: variable(
+    Type.String({ minLength: 1 }),
+    'the path of a JSON file of rail connectors and routes (docs/connectors.md)',
+  ),
   RATES_FILE: variable(Type.String({ minLength: 1 }), 'the path of a JSON rates file (see README, Rates and fees)'),
   WEBHOOK_TIMEOUT_MS: variable(integer(50, 30_000), 'a number of milliseconds from 50 to 30000', 10_000),
   OPERATOR_TOKEN: variable(
@@ -294,6 +307,50 @@ function loadRatesFile(path: string | undefined): RatesFile | undefined {
   }
 }
 
+/** A connector of CONNECTORS_FILE with its secret read (from its file or variable), ready to use. */
+export interface LoadedConnector extends HttpConnectorSettings {
+  name: string;
+  /** The HMAC key of its `whsec_` secret; never logged, never stored. */
+  key: Buffer;
+}
+
+export interface LoadedConnectors {
+  byName: Record<string, LoadedConnector>;
+  routes: ConnectorRoute[];
+}
+
+function readSecret(env: NodeJS.ProcessEnv, where: string, reference: SecretReference): Buffer {
+  let secret: string | undefined;
+  if ('env' in reference) {
+    secret = env[reference.env];
+    if (!secret) throw new Error(`${where}: the variable ${reference.env} is not set`);
+  } else {
+    try {
+      secret = readFileSync(reference.file, 'utf8').trim();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new Error(`${where}: the file ${reference.file} cannot be read (${code})`, { cause: err });
+    }
+  }
+  const key = hmacKeyOf(secret);
+  if (!key) throw new Error(`${where} is not a whsec_ secret of at least 16 bytes (base64 after whsec_)`);
+  return key;
+}
+
+/** CONNECTORS_FILE, checked whole and its secrets read: one line naming the first problem otherwise. */
+function loadConnectorsFile(env: NodeJS.ProcessEnv, path: string | undefined): LoadedConnectors {
+  if (!path) return { byName: {}, routes: [] };
+  try {
+    const file = parseConnectorsFile(JSON.parse(readFileSync(path, 'utf8')));
+    const byName: Record<string, LoadedConnector> = {};
+    for (const [name, settings] of Object.entries(file.connectors))
+      byName[name] = { ...settings, name, key: readSecret(env, `connectors.${name}.secret`, settings.secret) };
+    return { byName, routes: file.routes };
+  } catch (err) {
+    throw new ConfigError(`CONNECTORS_FILE ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /**
  * Sandbox credentials from SANDBOX_TOKEN_ID/SANDBOX_CLIENT_SECRET or SANDBOX_CREDENTIALS_FILE, checked, or
  * undefined when none is set. The server presets them (below); the CLI's API commands call with them.
@@ -429,6 +486,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     allowPrivateWebhookUrls: value(env, 'ALLOW_PRIVATE_WEBHOOK_URLS') === 'true',
     sandboxWebhooksPublicOnly: value(env, 'SANDBOX_WEBHOOKS_PUBLIC_ONLY') === 'true',
     productionRates: loadRatesFile(read(env, 'RATES_FILE')),
+    connectors: loadConnectorsFile(env, read(env, 'CONNECTORS_FILE')),
     webhookTimeoutMs: value(env, 'WEBHOOK_TIMEOUT_MS'),
     operatorToken: read(env, 'OPERATOR_TOKEN'),
     rateLimitPerMinute: {

@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'Job'
   | 'Snapshot'
   | 'LogEntry'
-  | 'Fault';
+  | 'Fault'
+  | 'RailEvent';
 
 // uuid asks the platform for 16 random bytes per id (crypto.getRandomValues, about 2 µs each, a tenth of
 // an id's cost in the profile); these come from a pool refilled 256 ids at a time. With its own random

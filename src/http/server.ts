@@ -12,6 +12,7 @@ import { makeAuthHook } from './auth.ts';
 import type { Services } from '../services/index.ts';
 import { registerRoutes } from './routes/index.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { connectorRoutes } from './routes/connectors.ts';
 import { idempotentRoutes } from './idempotency.ts';
 import { API_VERSION, type Http } from './http.ts';
 import { registerOperations } from './operations.ts';
@@ -315,6 +316,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
     { prefix: `/${API_VERSION}` },
   );
   await app.register(operatorRoutes(services), { prefix: '/operator' });
+  await app.register(connectorRoutes(services), { prefix: '/connectors' });
   await app.register(dashboard(services), { prefix: '/dashboard' });
 
   return app;

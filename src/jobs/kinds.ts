@@ -30,6 +30,10 @@ export interface JobPayloads {
   };
   /** A completed sandbox payout comes back from the receiving bank. */
   'transaction.return': { id: string; reason: FailureReason };
+  /** A PROCESSING payment's instruction goes to its connector (a call out, never inside a transaction). */
+  'connector.submit': { id: string };
+  /** The connector is asked where a payment it took stands. */
+  'connector.poll': { id: string };
   'quote.expire': { quoteId: string };
   'invitation.expire': { code: string };
   /** An incoming payment whose approval webhook went unanswered. */

@@ -14,7 +14,9 @@ export type Outcome =
   | { kind: 'FAIL'; reason: FailureReason; refund: 'COMPLETED' | 'FAILED'; refundReason: RefundReason }
   | { kind: 'FAIL_AFTER'; delayMs: number; reason: FailureReason; refundReason: RefundReason }
   | { kind: 'COMPLETE_THEN_RETURN'; returnAfterMs: number; reason: FailureReason }
-  | { kind: 'MANUAL' };
+  | { kind: 'MANUAL' }
+  /** Handed to a connector that calls out (rails/connector.ts), named as CONNECTORS_FILE names it. */
+  | { kind: 'CONNECTOR'; connector: string };
 
 export const THIRTY_SECONDS = 30_000;
 export const SIX_MINUTES = 6 * 60_000;

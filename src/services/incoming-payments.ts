@@ -238,7 +238,11 @@ async function receive(deps: IncomingPaymentDeps, scope: Scope, input: UmaReceiv
       received_currency: currency,
       reference: `UMA-${randomBytes(6).toString('hex').toUpperCase()}`,
       // Crediting an internal account needs no rail; an external deposit account is paid out like a transfer.
-      outcome: JSON.stringify(tracksBalance(accountId) ? COMPLETE : railOutcome(scope, () => COMPLETE)),
+      outcome: JSON.stringify(
+        tracksBalance(accountId)
+          ? COMPLETE
+          : railOutcome(ctx, scope, { currency, externalAccount: false }, () => COMPLETE),
+      ),
     });
     return { id: row.id, jobId: await insertTransactionForDelivery(trx, scope, row) };
   });

@@ -18,6 +18,7 @@ import { makeInvitationService, type InvitationService } from './invitations.ts'
 import { makeOverviewService, type OverviewService } from './overview.ts';
 import { makePlatformConfigService, type PlatformConfigService } from './platform-config.ts';
 import { loadScope } from '../platforms.ts';
+import { makeConnectorService, type ConnectorService } from './connectors/index.ts';
 import { makeQuoteService, type QuoteService } from './quotes/index.ts';
 import { makeRateService, type RateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate, type ReceiverLookupService } from './receiver-lookups.ts';
@@ -107,6 +108,7 @@ export interface Services {
   sandboxFaults: SandboxFaults;
   sandboxWorkspaces: SandboxWorkspaceService;
   sandboxTriggers: SandboxTriggerService;
+  connectors: ConnectorService;
 }
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
@@ -159,6 +161,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
     overview: makeOverviewService(ctx),
+    connectors: makeConnectorService(ctx, worker, metrics.registry),
     sandboxRequests,
     sandboxFaults,
     sandboxWorkspaces: makeSandboxWorkspaceService(ctx, { sandboxRequests, sandboxFaults }),

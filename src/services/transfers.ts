@@ -2,6 +2,7 @@ import { bindDeps } from './bind.ts';
 import { AppError, invalidInput } from '../domain/errors.ts';
 import { checkRailOf } from '../domain/account-types.ts';
 import { MAX_PAYMENT_MINOR } from '../domain/rate-sources.ts';
+import { MANUAL_CONNECTOR, routeFor } from '../domain/connector-routes.ts';
 import { isPullable, PULL_RAIL_BY_ACCOUNT_TYPE } from '../rails/pull.ts';
 import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
 
@@ -34,9 +35,22 @@ export interface TransferOutInput extends TransferInput {
   purposeOfPayment?: string | undefined;
 }
 
-/** The production connector leaves every payment to an operator; the sandbox picks by suffix. */
-export function railOutcome(scope: Scope, sandbox: () => Outcome): Outcome {
-  return scope.environment === 'sandbox' ? sandbox() : { kind: 'MANUAL' };
+/**
+ * The rail a payment takes. The sandbox picks its outcome by suffix; production routes a payment to or from
+ * an external account by CONNECTORS_FILE (currency, then platform), and leaves the rest, and what no route
+ * names, to an operator (`manual`).
+ */
+export function railOutcome(
+  ctx: Ctx,
+  scope: Scope,
+  route: { currency: string; externalAccount: boolean },
+  sandbox: () => Outcome,
+): Outcome {
+  if (scope.environment === 'sandbox') return sandbox();
+  const connector = route.externalAccount
+    ? routeFor(ctx.config.connectors.routes, route.currency, scope.platformId)
+    : MANUAL_CONNECTOR;
+  return connector === MANUAL_CONNECTOR ? { kind: 'MANUAL' } : { kind: 'CONNECTOR', connector };
 }
 
 function checkSameCurrency(
@@ -144,7 +158,11 @@ function transferOut(deps: TransferDeps, scope: Scope, input: TransferOutInput):
       counterparty_information: input.purposeOfPayment
         ? JSON.stringify({ PURPOSE_OF_PAYMENT: input.purposeOfPayment })
         : null,
-      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(destination.primary_identifier, 'OUT'))),
+      outcome: JSON.stringify(
+        railOutcome(ctx, scope, { currency: destination.currency, externalAccount: true }, () =>
+          transferOutcome(destination.primary_identifier, 'OUT'),
+        ),
+      ),
     });
   });
 }
@@ -182,7 +200,11 @@ function transferIn(deps: TransferDeps, scope: Scope, input: TransferInput): Pro
       }),
       source_account_id: source.id,
       destination_account_id: destination.id,
-      outcome: JSON.stringify(railOutcome(scope, () => transferOutcome(source.primary_identifier, 'IN'))),
+      outcome: JSON.stringify(
+        railOutcome(ctx, scope, { currency: source.currency, externalAccount: true }, () =>
+          transferOutcome(source.primary_identifier, 'IN'),
+        ),
+      ),
     });
   });
 }

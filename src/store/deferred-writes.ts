@@ -23,6 +23,7 @@ const DEFERRED_TABLES = [
   'journal_entries',
   'postings',
   'webhook_attempts',
+  'rail_payments',
 ] as const;
 export type DeferredTable = (typeof DEFERRED_TABLES)[number];
 type Row = Database[DeferredTable];

@@ -457,6 +457,39 @@ export interface SandboxFaultsTable {
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 
+/** A payment handed to a connector that calls out (migration 024). */
+export interface RailPaymentsTable {
+  transaction_id: string;
+  platform_id: string;
+  environment: Environment;
+  connector: string;
+  rail_reference: string | null;
+  state: 'SUBMITTING' | 'PENDING' | 'DONE';
+  /** Calls made to the rail for it (submits and polls). */
+  calls: bigint;
+  last_error: string | null;
+  /** Why it waits for an answer or a person; null when nothing is wrong. */
+  attention: string | null;
+  attention_since: bigint | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+/** An event a connector reported (migration 024). */
+export interface RailEventsTable {
+  id: string;
+  connector: string;
+  message_id: string;
+  transaction_id: string | null;
+  rail_reference: string | null;
+  status: string;
+  failure_reason: string | null;
+  occurred_at: bigint;
+  received_at: bigint;
+  result: 'APPLIED' | 'NO_CHANGE' | 'UNKNOWN_PAYMENT';
+  note: string | null;
+}
+
 export interface Database {
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
@@ -484,4 +517,6 @@ export interface Database {
   ledger_checks: LedgerChecksTable;
   sandbox_requests: SandboxRequestsTable;
   sandbox_faults: SandboxFaultsTable;
+  rail_payments: RailPaymentsTable;
+  rail_events: RailEventsTable;
 }

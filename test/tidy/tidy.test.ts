@@ -31,6 +31,9 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/sandbox-requests.ts': 'when a request arrived is a fact of the process: the log keeps arrival order',
   'src/services/sandbox-faults.ts':
     "how fresh a process's copy of the rules is, and when a rule was made, in real time",
+  'src/services/connectors/calls.ts': 'production rail calls and their retries run on wall time (no sandbox clock)',
+  'src/services/connectors/events.ts': 'when a rail event was received is a fact of the process',
+  'src/services/connectors/index.ts': 'checks callback signatures against real time, as the adapter stamped them',
   'src/services/index.ts': 'hands the dashboard real time for what the process did (a ledger check, a logged request)',
 };
 

@@ -7,6 +7,7 @@ import { FAILURE_REASONS } from '../../domain/failure-reasons.ts';
 import type { Services } from '../../services/index.ts';
 import { settleMany, summarize, type Selection, type SettlementLine } from '../../services/settlement.ts';
 import type { Http } from '../http.ts';
+import type { RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { StringEnum } from '../../wire/common.ts';
 
 const SettlementBody = Type.Object(
@@ -73,5 +74,46 @@ export function operatorRoutes(services: Services) {
         return { dryRun, totals: summarize(results), results };
       },
     });
+    const Limit = Type.Object(
+      { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) },
+      { additionalProperties: false },
+    );
+    // Payments a connector holds whose outcome is unknown: settle or fail them through /settlements by id.
+    api.get('/attention', { schema: { hide: true, querystring: Limit } }, async (req) => ({
+      data: (await services.connectors.attention(req.query.limit ?? 100)).map(attentionLine),
+    }));
+    api.get('/rail-events', { schema: { hide: true, querystring: Limit } }, async (req) => ({
+      data: (await services.connectors.recentEvents(req.query.limit ?? 100)).map(railEventLine),
+    }));
+    api.get('/connectors', { schema: { hide: true } }, async () => ({ data: await services.connectors.check() }));
+  };
+}
+
+const iso = (ms: bigint | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
+
+function attentionLine(row: RailPaymentsTable) {
+  return {
+    transactionId: row.transaction_id,
+    platformId: row.platform_id,
+    connector: row.connector,
+    railReference: row.rail_reference ?? undefined,
+    reason: row.attention,
+    since: iso(row.attention_since),
+    calls: Number(row.calls),
+    lastError: row.last_error ?? undefined,
+  };
+}
+
+function railEventLine(row: RailEventsTable) {
+  return {
+    id: row.id,
+    connector: row.connector,
+    transactionId: row.transaction_id ?? undefined,
+    railReference: row.rail_reference ?? undefined,
+    status: row.status,
+    failureReason: row.failure_reason ?? undefined,
+    result: row.result,
+    occurredAt: iso(row.occurred_at),
+    receivedAt: iso(row.received_at),
   };
 }

@@ -97,7 +97,22 @@ async function createQuote(deps: QuoteDeps, scope: Scope, input: QuoteInput): Pr
     const nowMs = scopeNowMs(ctx, scope);
     const terms = { quoteId, source, destination, input, nowMs, ttlMs: ctx.config.quoteTtlMs };
     const priced = priceQuote(terms, deps.rates.pair(scope, source.currency, destination.currency));
-    const payment = newTransaction(scope, nowMs, transactionDraft(priced, railOutcome(scope, destination.outcome)));
+    const payment = newTransaction(
+      scope,
+      nowMs,
+      transactionDraft(
+        priced,
+        railOutcome(
+          ctx,
+          scope,
+          {
+            currency: destination.currency,
+            externalAccount: destination.accountId?.startsWith('ExternalAccount:') ?? false,
+          },
+          destination.outcome,
+        ),
+      ),
+    );
     await insertTransaction(trx, scope, payment);
     const quote = quoteRow(scope, priced, payment.id);
     await deferInsert(trx, 'quotes', quote);

@@ -379,7 +379,33 @@ export async function process(
     }
     case 'MANUAL':
       return moveTransaction(ctx, trx, scope, payment, toProcessing);
+    case 'CONNECTOR': {
+      // PROCESSING now; the call out is a durable job, made after this transaction commits, never in it.
+      const processing = await moveTransaction(ctx, trx, scope, payment, toProcessing);
+      if (processing) await handToConnector(trx, scope, payment.id, outcome.connector, wallNow);
+      return processing;
+    }
   }
+}
+
+/** Records the payment as its connector's and queues the submit; deferred, like the move before it. */
+async function handToConnector(trx: Tx, scope: Scope, id: string, connector: string, wallNow: number) {
+  const now = BigInt(wallNow);
+  await deferInsert(trx, 'rail_payments', {
+    transaction_id: id,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    connector,
+    rail_reference: null,
+    state: 'SUBMITTING',
+    calls: 0n,
+    last_error: null,
+    attention: null,
+    attention_since: null,
+    created_at: now,
+    updated_at: now,
+  });
+  await enqueueJob(trx, scope, 'connector.submit', { id }, wallNow);
 }
 
 /** A settled payment returned by the receiving bank (sandbox quote suffix 005): COMPLETED → FAILED, refunded. */

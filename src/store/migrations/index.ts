@@ -19,6 +19,7 @@ import * as m020 from './020_failed_deliveries.ts';
 import * as m021 from './021_filter_indexes.ts';
 import * as m022 from './022_quote_filter_indexes.ts';
 import * as m023 from './023_quote_status_from_payment.ts';
+import * as m024 from './024_rail_connectors.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '021_filter_indexes': m021,
   '022_quote_filter_indexes': m022,
   '023_quote_status_from_payment': m023,
+  '024_rail_connectors': m024,
 };
