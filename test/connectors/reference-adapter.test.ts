@@ -13,7 +13,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ADAPTER_CONTRACT } from '../../src/rails/http/adapter-contract.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
-import { freePort, spawnDaemon, type Daemon } from '../helpers/processes.ts';
+import { freePort, runCommand, runScript, spawnDaemon, type Daemon } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -160,6 +160,28 @@ describe('the reference adapter', () => {
   it('answers /healthz unsigned and says where it listens', async () => {
     assert.equal((await fetch(`${adapter.url}/healthz`)).status, 200, '/healthz needs no signature');
     assert.match(adapter.daemon.output(), new RegExp(`^adapter listening on ${adapter.url}$`, 'm'), 'its one line');
+  });
+
+  it('on PORT=0 takes any free port and prints the one line that says which', async () => {
+    const vars = { PORT: '0', CONNECTOR_SECRET: SECRET, SERVICE_URL: service.url, CONNECTOR_NAME: 'acme' };
+    const script = [
+      `node ${SERVER} > "$OUT" 2>&1 &`,
+      'for i in $(seq 200); do grep -q listening "$OUT" && break; sleep 0.05; done',
+      'curl -sf "$(grep -o "http://[0-9.:]*" "$OUT")/healthz" > /dev/null; status=$?',
+      'kill $!; cat "$OUT"; exit $status',
+    ].join('\n');
+    const OUT = join(tempDir('adapter-port'), 'out');
+    const ran = await runScript(script, { env: { ...process.env, ...vars, OUT }, label: 'the adapter on PORT=0' });
+    assert.equal(ran.code, 0, `it answered where it said it listens\n${ran.stdout}${ran.stderr}`);
+    assert.match(ran.stdout, /^adapter listening on http:\/\/127\.0\.0\.1:[1-9][0-9]*\n$/, 'one line, with the port');
+  });
+
+  it('refuses to start without its secret, the service URL or its connector name', async () => {
+    const { CONNECTOR_SECRET: _, ...rest } = process.env;
+    const env = { ...rest, SERVICE_URL: service.url, CONNECTOR_NAME: 'acme', PORT: '0' };
+    const ran = await runCommand(process.execPath, [SERVER], { env, timeoutMs: 20_000 });
+    assert.equal(ran.code, 2, `exits 2\n${ran.stderr}`);
+    assert.match(ran.stderr, /CONNECTOR_SECRET/, 'and says what to set');
   });
 
   it('refuses unsigned, forged, stale and tampered requests with 401', async () => {
