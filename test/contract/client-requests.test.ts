@@ -4,12 +4,12 @@
  * put it in every fiat account), plus the contract's request check. Every one is accepted, and every
  * answer holds against the contract but for the documented disagreements.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { ACCOUNT_TYPE_NAMES, accountTypeRule, type AccountType } from '../../src/domain/account-types.ts';
 import { isSupportedCurrency } from '../../src/domain/currencies.ts';
 import { BUILD } from '../external-accounts/fixtures.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { loadContract } from './contract.ts';
 import { explained } from './disagreements.ts';
 
@@ -53,16 +53,14 @@ function clientShaped(body: Record<string, any>): Record<string, any> {
 }
 
 describe("requests shaped as the official client's types", () => {
-  let server: TestServer;
   let p: TestPlatform;
   let customerId: string;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform('client-shapes');
     customerId = (await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'shapes-1' })).body
       .id;
   });
-  after(() => server.close());
 
   /** Sends one request; returns what breaks the contract in the request or the answer, unexplained. */
   async function send(path: string, body: Record<string, any>): Promise<string[]> {

@@ -4,11 +4,11 @@
  * the newest public contract. The only violations allowed are the documented disagreements
  * (docs/contract.md), each listed in ./disagreements.ts with its reason.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { after, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { ACCOUNT_TYPE_NAMES, type AccountType } from '../../src/domain/account-types.ts';
 import { BUILD } from '../external-accounts/fixtures.ts';
-import { client, startServer, type Client, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, useServer, type Client, type TestPlatform } from '../helpers/harness.ts';
 import { PDF, sendForm } from '../identity/fixtures.ts';
 import { fundedCustomer } from '../money/fixtures.ts';
 import { startReceiver, type Receiver } from '../webhooks/helpers.ts';
@@ -57,15 +57,11 @@ const WEBHOOK_FOR: Record<string, string> = {
 };
 
 describe('the newest public contract, over full flows', () => {
-  let server: TestServer;
   const found = new Set<string>();
   const receivers: Receiver[] = [];
-  before(async () => {
-    server = await startServer({ JOB_POLL_MS: '60000' });
-  });
+  const server = useServer({ JOB_POLL_MS: '60000' });
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()));
-    await server.close();
   });
 
   async function platformWith(envelope: 'LEGACY' | 'CURRENT'): Promise<{ p: TestPlatform; hooks: Receiver }> {

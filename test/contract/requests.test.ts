@@ -4,9 +4,9 @@
  * the schema this service validates with (its served OpenAPI document). accountInfo is the account-type
  * rule table's, checked by sending requests instead (./client-requests.test.ts).
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from '../helpers/harness.ts';
+import { useServer } from '../helpers/harness.ts';
 import { loadContract } from './contract.ts';
 
 type Node = Record<string, unknown>;
@@ -59,11 +59,7 @@ function paths(doc: Node, schema: unknown, prefix = '', seen = new Set<unknown>(
 }
 
 describe('request fields of the public contract', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   it('every request property the contract defines is one this service takes', async () => {
     const contract = loadContract();

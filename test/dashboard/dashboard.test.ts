@@ -2,9 +2,9 @@
 // expiry, permissions, and a 4xx page (never a 500) for bad input on every form and filter.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import type { Credentials } from '../../src/services/platforms.ts';
 import { dashboardClient, type DashboardClient } from './session-client.ts';
 import { individual, PDF, sendForm } from '../identity/fixtures.ts';
@@ -50,14 +50,13 @@ async function scenario(client: DashboardClient, suffix: string): Promise<string
 }
 
 describe('dashboard over HTTP', () => {
-  let server: TestServer;
   let a: TestPlatform;
   let b: TestPlatform;
   let aTx: string;
   let bTx: string;
 
+  const server = useServer({ OPERATOR_TOKEN }, { clock });
   before(async () => {
-    server = await startServer({ OPERATOR_TOKEN }, { clock });
     a = await server.platform('alpha');
     b = await server.platform('beta');
     aTx = await scenario(await signedIn(server, a.sandbox), '000');
@@ -67,7 +66,6 @@ describe('dashboard over HTTP', () => {
     await waitFor(async () => (await statusOf(a, aTx)) === 'COMPLETED', "alpha's payment to complete");
     await waitFor(async () => (await statusOf(b, bTx)) === 'FAILED', "beta's payment to fail");
   });
-  after(async () => server.close());
 
   it("never shows another platform's or environment's objects", async () => {
     const bEvents = (await b.api.get(`/webhook-events?objectId=${encodeURIComponent(bTx)}`)).body.data;

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { TRIGGER_EVENTS } from '../../src/domain/sandbox-triggers.ts';
 import type { Credentials } from '../../src/services/platforms.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { useServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import { dashboardClient, type DashboardClient } from './session-client.ts';
 
 async function signedIn(server: TestServer, creds: Credentials): Promise<DashboardClient> {
@@ -63,17 +63,15 @@ async function ruleCount(p: TestPlatform): Promise<number> {
 }
 
 describe('sandbox kit on the dashboard', () => {
-  let server: TestServer;
   let a: TestPlatform;
   let b: TestPlatform;
 
+  // No background worker: a snapshot never catches a payment mid-step (the trigger runs its own steps).
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    // No background worker: a snapshot never catches a payment mid-step (the trigger runs its own steps).
-    server = await startServer({ RUN_WORKERS: 'false' });
     a = await server.platform('kit-alpha');
     b = await server.platform('kit-beta');
   });
-  after(() => server.close());
 
   it('triggers an event: recorded, and shown with the event and links to what it created', async () => {
     const alpha = await signedIn(server, a.sandbox);

@@ -1,21 +1,19 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { BUILD, valid, withInfo } from './fixtures.ts';
 import { runCli } from '../helpers/processes.ts';
 
 describe('external accounts over HTTP: ownership, defaults, duplicates, lists, lifecycle', () => {
-  let server: TestServer;
   let a: TestPlatform;
   let b: TestPlatform;
   const customer = async (p: TestPlatform, ref: string) =>
     (await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: ref })).body.id as string;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     a = await server.platform('a');
     b = await server.platform('b');
   });
-  after(() => server.close());
 
   it('creates platform accounts through both routes, with customerId null emitted', async () => {
     const viaPlatform = await a.api.post('/platform/external-accounts', valid('USD_ACCOUNT'));

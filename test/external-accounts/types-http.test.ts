@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { ACCOUNT_TYPE_NAMES, accountTypeRule, type AccountType } from '../../src/domain/account-types.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import {
   BUILD,
   BUSINESS_FLAT,
@@ -14,11 +14,10 @@ import {
 } from './fixtures.ts';
 
 describe('external accounts over HTTP: every type, every rule, every sandbox suffix', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let customerId: string;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform('types');
     const created = await p.api.post('/customers', {
       customerType: 'INDIVIDUAL',
@@ -27,7 +26,6 @@ describe('external accounts over HTTP: every type, every rule, every sandbox suf
     });
     customerId = created.body.id;
   });
-  after(() => server.close());
 
   const createFor = (req: AccountRequest) => p.api.post('/customers/external-accounts', { customerId, ...req });
   const count = async () =>

@@ -1,19 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, engine, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { onStatement, recordStatements } from '../helpers/statements.ts';
 
 describe('authentication and isolation', () => {
-  let server: TestServer;
   let a: TestPlatform;
   let b: TestPlatform;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     a = await server.platform('a');
     b = await server.platform('b');
   });
-  after(() => server.close());
 
   function assertUnauthorized(res: { status: number; body: any }) {
     assert.equal(res.status, 401);

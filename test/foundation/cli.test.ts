@@ -1,16 +1,15 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { client, startServer, type TestServer } from '../helpers/harness.ts';
+import { client, useServer } from '../helpers/harness.ts';
 import { runCli, runCliOk } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 
 describe('command line', () => {
-  let server: TestServer;
   let env: NodeJS.ProcessEnv;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     // The CLI reads the same DATA_DIR / DATABASE_URL / SECRET_KEY as the running server.
     env = {
       ...process.env,
@@ -20,7 +19,6 @@ describe('command line', () => {
       LOG_LEVEL: 'silent',
     };
   });
-  after(() => server.close());
 
   const payouts = (...args: string[]) => runCliOk(args, env);
 

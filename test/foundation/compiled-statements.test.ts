@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { DefaultQueryCompiler } from 'kysely';
-import { startServer, type TestServer } from '../helpers/harness.ts';
+import { useServer } from '../helpers/harness.ts';
 import { accountQuote, externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
 import { statement } from '../../src/store/compiled.ts';
 import type { Database } from '../../src/store/schema.ts';
@@ -10,11 +10,7 @@ import type { Database } from '../../src/store/schema.ts';
 // call's own values (src/store/compiled.ts). What must hold: every call reads and writes its own values,
 // whatever ran before it, and a shape that changes the SQL gets SQL of its own.
 describe('statements compiled once per shape', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
-  });
-  after(() => server.close());
+  const server = useServer({ RUN_WORKERS: 'false' });
 
   let builds = 0;
   const insertPlatforms = statement((db, rows: Database['platforms'][]) => {

@@ -1,16 +1,14 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { API, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { API, useServer, type TestPlatform } from '../helpers/harness.ts';
 
 /** Every framework-level failure answers with the one error shape, and never a stack trace. */
 describe('error shape', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ BODY_LIMIT_BYTES: '2048' });
   before(async () => {
-    server = await startServer({ BODY_LIMIT_BYTES: '2048' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   function assertShape(res: { status: number; body: any }, status: number, code: string) {
     assert.equal(res.status, status);

@@ -10,8 +10,8 @@ import { captureLifecycle } from '../../bench/lib/lifecycle-rows.ts';
 import { seedLifecycles, seedQuotes, settle } from '../../bench/lib/seed.ts';
 import { loadScope } from '../../src/platforms.ts';
 import { sqlitePath } from '../../src/store/paths.ts';
-import { after, before, describe, it } from '../helpers/node-test.ts';
-import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
+import { engine, useServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { recordStatements, type Statement } from '../helpers/statements.ts';
 import { accountQuote, externalAccount, fundedCustomer } from '../money/fixtures.ts';
 import { dashboardClient } from '../dashboard/session-client.ts';
@@ -183,12 +183,11 @@ async function filteredPageReads(
 }
 
 describe(`the dashboard and the filtered lists read no platform's whole history (${engine})`, () => {
-  let server: TestServer;
   let p: TestPlatform;
   /** What the filters below name: the payer, its account and one destination. */
   let payer: { customerId: string; platformCustomerId: string; accountId: string; destination: string };
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
     // A few payments of each outcome, so that every summary has rows to read.
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 100_000);
@@ -218,7 +217,6 @@ describe(`the dashboard and the filtered lists read no platform's whole history 
     await seedQuotes(store, (await accountQuote(p, accountId, payer.destination, 100)).id, others, SEEDED);
     await settle(store);
   });
-  after(() => server.close());
 
   it('plans every statement of the home page and of the failed-deliveries list on an index range', async () => {
     const dashboard = dashboardClient(server.baseUrl);
@@ -264,14 +262,12 @@ describe(`the dashboard and the filtered lists read no platform's whole history 
 });
 
 describe(`the dashboard's chart (${engine})`, () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
     await paymentsOfEachOutcome(server, p, await fundedCustomer(p, 'USD', 100_000));
   });
-  after(() => server.close());
 
   it("the home page's chart counts the payments of each day by outcome as the API lists them", async () => {
     const listed = (await p.api.get('/transactions?limit=100')).body.data as { status: string; createdAt: string }[];

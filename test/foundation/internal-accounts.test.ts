@@ -1,16 +1,14 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { CURRENCY_CODES } from '../../src/domain/currencies.ts';
 
 describe('internal accounts and sandbox funding', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('gives the platform one account per supported currency, unpaginated', async () => {
     const res = await p.api.get('/platform/internal-accounts');

@@ -3,7 +3,7 @@
 // webhook delivery failures per endpoint — plus the count of replayed idempotent answers.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { client, startServer, type TestServer } from '../helpers/harness.ts';
+import { client, useServer } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { answer, startReceiver, type Receiver } from '../webhooks/helpers.ts';
 import { individual } from '../identity/fixtures.ts';
@@ -23,16 +23,14 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('operator metrics', () => {
-  let server: TestServer;
   let receiver: Receiver;
   // Jobs run only when the test drains them, so a payment stays in flight while it is measured.
+  const server = useServer({ RUN_WORKERS: 'false', WEBHOOK_TIMEOUT_MS: '300' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false', WEBHOOK_TIMEOUT_MS: '300' });
     receiver = await startReceiver(answer(500, 'down'));
   });
   after(async () => {
     await receiver.close();
-    await server.close();
   });
   const scrape = async () => (await fetch(`${server.baseUrl}/metrics`)).text();
 

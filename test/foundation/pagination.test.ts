@@ -1,22 +1,20 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 
 describe('pagination', () => {
-  let server: TestServer;
   let p: TestPlatform;
   const ids: string[] = [];
   // A clock that never moves: every customer shares one createdAt, so order rests on the id tie-breaker.
   const frozen = Date.parse('2026-01-01T00:00:00.000Z');
+  const server = useServer({}, { clock: { nowMs: () => frozen } });
   before(async () => {
-    server = await startServer({}, { clock: { nowMs: () => frozen } });
     p = await server.platform();
     for (let i = 0; i < 45; i++) {
       const res = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: `page-${i}` });
       ids.push(res.body.id);
     }
   });
-  after(() => server.close());
 
   it('rejects limit 0 and 101, accepts 1 and 100', async () => {
     for (const limit of [0, 101, -1]) {

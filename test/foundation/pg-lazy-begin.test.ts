@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { engine, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { recordStatements, type StatementLog } from '../helpers/statements.ts';
 import { postEntry } from '../../src/ledger/journal.ts';
 import { systemAccountId } from '../../src/ledger/accounts.ts';
@@ -14,7 +14,6 @@ import { externalAccount, fundedCustomer } from '../money/fixtures.ts';
 describe('transactions on PostgreSQL send BEGIN late and only when needed', {
   skip: engine === 'postgres' ? false : 'PostgreSQL driver only',
 }, () => {
-  let server: TestServer;
   let p: TestPlatform;
   let statements: StatementLog;
   const count = async (table: 'probe' | 'journal_entries' | 'transactions') =>
@@ -22,13 +21,12 @@ describe('transactions on PostgreSQL send BEGIN late and only when needed', {
       (await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(server.app.store.db)).rows[0]!.n,
     );
 
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
     await sql`create table probe (id int primary key)`.execute(server.app.store.db);
     statements = recordStatements();
   });
-  after(() => server.close());
 
   it('a transaction that only reads sends neither BEGIN nor COMMIT', async () => {
     statements.take();

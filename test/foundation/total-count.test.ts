@@ -2,15 +2,14 @@
 // every page cost as much as the whole list (npm run bench:lab:growth measures it).
 import assert from 'node:assert/strict';
 import { COUNT_LIMIT } from '../../src/domain/paging.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { onStatement, recordStatements } from '../helpers/statements.ts';
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 
 describe('totalCount on long lists', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
     const made = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'real-one' });
     assert.equal(made.status, 201, 'the model customer is made');
@@ -30,7 +29,6 @@ describe('totalCount on long lists', () => {
         .values(copies.slice(i, i + 200))
         .execute();
   });
-  after(() => server.close());
 
   it('leaves totalCount out when more than COUNT_LIMIT match, and still pages', async () => {
     const page = await p.api.get('/customers?limit=5');

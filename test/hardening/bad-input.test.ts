@@ -1,6 +1,6 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { API, basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { API, basicAuth, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { sendForm } from '../identity/fixtures.ts';
 import { rawRequest, rawWithBody, type RawAnswer } from './raw-http.ts';
 
@@ -18,17 +18,15 @@ function assertShape(res: Answer, status: number, code: string, what: string) {
 
 /** Bad input is refused the same way on SQLite and PostgreSQL: a 400 naming the field, never a 5xx. */
 describe('bad input: text no engine can store', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let customerId: string;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
     const created = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'plain' });
     assert.equal(created.status, 201, 'a customer to read back');
     customerId = created.body.id;
   });
-  after(() => server.close());
 
   const customerCount = async () =>
     Number(
@@ -114,15 +112,13 @@ describe('bad input: text no engine can store', () => {
 });
 
 describe('bad input: malformed multipart bodies are 400s in the error shape', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let port: number;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
     port = Number(new URL(server.baseUrl).port);
   });
-  after(() => server.close());
 
   const part = (name: string, value: string, extra = '') =>
     `--B\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
@@ -167,15 +163,13 @@ describe('bad input: malformed multipart bodies are 400s in the error shape', ()
 
 /** What Fastify and Node's HTTP parser answer on their own has the one error shape as well. */
 describe('framework answers have the error shape', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let port: number;
+  const server = useServer({ BODY_LIMIT_BYTES: '2048' });
   before(async () => {
-    server = await startServer({ BODY_LIMIT_BYTES: '2048' });
     p = await server.platform();
     port = Number(new URL(server.baseUrl).port);
   });
-  after(() => server.close());
 
   it('400 bad JSON, 404, 405, 413, 415', async () => {
     assertShape(await p.api.post('/customers', '{"a":'), 400, 'INVALID_INPUT', 'bad JSON');

@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { API, basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { API, basicAuth, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { casesFor, operationsOf, type FuzzCase } from './fuzz-cases.ts';
 import { databaseDigest } from '../helpers/database-digest.ts';
 import { rawRequest, rawWithBody, type RawAnswer } from './raw-http.ts';
@@ -27,13 +27,12 @@ function problemWith(c: FuzzCase, res: RawAnswer): string | undefined {
 }
 
 describe('fuzz: malformed requests to every operation of the served document', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let port: number;
   let cases: FuzzCase[];
+  // No workers: nothing but the requests may touch the database while it is compared.
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    // No workers: nothing but the requests may touch the database while it is compared.
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform('fuzz');
     port = Number(new URL(server.baseUrl).port);
     const customer = await p.api.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'fuzz-1' });
@@ -56,7 +55,6 @@ describe('fuzz: malformed requests to every operation of the served document', (
     const perOperation = Math.max(1, Math.ceil(RUNS / operations.length));
     cases = operations.flatMap((op, i) => fc.sample(casesFor(op, context), { seed: SEED + i, numRuns: perOperation }));
   });
-  after(() => server.close());
 
   it(`answers ${RUNS} malformed requests with a 4xx in the error shape and changes nothing`, async () => {
     const digestBefore = await databaseDigest(server);

@@ -1,18 +1,16 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, useServer, type TestPlatform } from '../helpers/harness.ts';
 
 /** Per-token limits over real HTTP: 429 RATE_LIMITED in the error shape, with Retry-After. */
 describe('rate limits per token', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let other: TestPlatform;
+  const server = useServer({ SANDBOX_RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_MINUTE: '3' });
   before(async () => {
-    server = await startServer({ SANDBOX_RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_MINUTE: '3' });
     p = await server.platform('limited');
     other = await server.platform('other');
   });
-  after(() => server.close());
 
   it('the request over the limit is a 429 with Retry-After, and only for that token', async () => {
     for (let i = 0; i < 5; i++) assert.equal((await p.api.get('/customers')).status, 200, `request ${i + 1} of 5`);
@@ -46,13 +44,11 @@ describe('rate limits per token', () => {
 });
 
 describe('rate limits by default', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('generous for production tokens, none for sandbox tokens', async () => {
     assert.equal(server.config.rateLimitPerMinute.production, 6000, 'the production default');
@@ -67,13 +63,11 @@ describe('rate limits by default', () => {
 });
 
 describe('rate limits can be turned off', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ RATE_LIMIT_PER_MINUTE: '0' });
   before(async () => {
-    server = await startServer({ RATE_LIMIT_PER_MINUTE: '0' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('RATE_LIMIT_PER_MINUTE=0 means no limit', async () => {
     const res = await p.prod.get('/customers');

@@ -190,6 +190,41 @@ export async function startServer(
   };
 }
 
+/**
+ * A server for the suite this is called in: started before its tests (before the suite's own `before`
+ * hooks, which may use it), closed after them. The handle can be kept in a `const` at once: its fields
+ * read the started server, and reading one before it has started fails with a message saying so.
+ */
+export function useServer(extraEnv: Record<string, string> = {}, options: StartOptions = {}): TestServer {
+  let started: TestServer | undefined;
+  let closing: Promise<void> | undefined;
+  const server = (): TestServer => {
+    if (!started) throw new Error('useServer: not started yet (it starts in a before hook); read it in a test or hook');
+    return started;
+  };
+  // A test that closes it early (to see what a stopped server leaves) closes it once, not twice.
+  const close = () => (closing ??= server().close());
+  before(async () => {
+    started = await startServer(extraEnv, options);
+  });
+  after(async () => {
+    if (started) await close();
+  });
+  return {
+    get app() {
+      return server().app;
+    },
+    get config() {
+      return server().config;
+    },
+    get baseUrl() {
+      return server().baseUrl;
+    },
+    platform: (name) => server().platform(name),
+    close,
+  };
+}
+
 /** Whether a PostgreSQL server (or a pooler in front of one) answers a query at `url` now. */
 export async function accepting(url: string): Promise<boolean> {
   const probe = new pg.Client({ connectionString: url });

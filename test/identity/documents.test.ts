@@ -1,9 +1,9 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { MAX_DOCUMENT_BYTES } from '../../src/domain/documents.ts';
 import { business, createCustomer, download, individual, JPEG, owner, PDF, PNG, sendForm } from './fixtures.ts';
 
@@ -20,21 +20,19 @@ function storedFiles(dataDir: string): string[] {
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('documents', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let other: TestPlatform;
   let person: any;
   let company: any;
   let bo: any;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform('docs');
     other = await server.platform('other');
     person = await createCustomer(p, individual('doc-person'));
     company = await createCustomer(p, business('doc-company'));
     bo = (await p.api.post('/beneficial-owners', owner(company.id))).body;
   });
-  after(() => server.close());
 
   const upload = (fields: Record<string, string>, file?: { bytes: Buffer; name: string; type?: string }) =>
     sendForm(server, p.sandbox, 'POST', '/documents', fields, file);

@@ -1,22 +1,20 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, jobFor, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { recordEvent } from '../../src/webhooks/events.ts';
 import { createCustomer, eventsOf, individual } from './fixtures.ts';
 
 describe('invitations', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let other: TestPlatform;
   let inviter: any;
+  // The background worker polls rarely, so only the sandbox clock makes expiry jobs run.
+  const server = useServer({ JOB_POLL_MS: '60000', PUBLIC_URL: 'https://pay.example.test' });
   before(async () => {
-    // The background worker polls rarely, so only the sandbox clock makes expiry jobs run.
-    server = await startServer({ JOB_POLL_MS: '60000', PUBLIC_URL: 'https://pay.example.test' });
     p = await server.platform('inviter');
     other = await server.platform('claimer');
     inviter = await createCustomer(p, individual('inviter-1'));
   });
-  after(() => server.close());
 
   const invite = (body: Record<string, unknown> = {}) =>
     p.api.post('/invitations', { inviterUma: inviter.umaAddress, ...body });

@@ -1,25 +1,23 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { requireLookup } from '../../src/services/receiver-lookups.ts';
 import { SANDBOX_TEST_RECEIVER_ADDRESSES } from '../../src/domain/uma-receivers.ts';
 import { UMA_PROVIDERS } from '../../src/domain/uma-providers.ts';
 import { createCustomer, individual } from './fixtures.ts';
 
 describe('receiver lookups and UMA providers', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let other: TestPlatform;
   let sender: any;
   let receiver: any;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform('payer');
     other = await server.platform('other');
     sender = await createCustomer(p, individual('sender'));
     receiver = await createCustomer(p, individual('receiver'));
   });
-  after(() => server.close());
 
   const byCustomer = () => `customerId=${encodeURIComponent(sender.id)}`;
 

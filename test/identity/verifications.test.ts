@@ -1,18 +1,16 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { business, createCustomer, eventsOf, individual, JPEG, owner, PDF, sendForm } from './fixtures.ts';
 
 describe('beneficial owners and verifications', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let other: TestPlatform;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform('kyb');
     other = await server.platform('other');
   });
-  after(() => server.close());
 
   const upload = (holder: string, documentType: string, creds = p.sandbox) =>
     sendForm(

@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { after, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { client, jobsFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, jobsFor, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { BUILD } from '../external-accounts/fixtures.ts';
 import { balance, eventTypes, externalAccount } from '../money/fixtures.ts';
 import { startReceiver, type Receiver, type Received } from '../webhooks/helpers.ts';
@@ -20,15 +20,11 @@ const reply =
   };
 
 describe('incoming payments: the approval webhook and its answers', () => {
-  let server: TestServer;
   const receivers: Receiver[] = [];
 
-  before(async () => {
-    server = await startServer(ENV);
-  });
+  const server = useServer(ENV);
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()));
-    await server.close();
   });
 
   /** A platform whose webhooks go to a receiver that answers approval requests with `approver`. */

@@ -2,19 +2,17 @@
 // that are due and leaves the rest alone, a check of one scope reads only that scope, and two checks of
 // one scope never run at once.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from '../helpers/node-test.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { checkDueLedgers, checkLedgerNow, lastLedgerCheck } from '../../src/ledger/checks.ts';
 
 describe('recorded ledger checks', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  // No background worker: the test runs the upkeep itself, so it knows when it ran.
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    // No background worker: the test runs the upkeep itself, so it knows when it ran.
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform('checked');
   });
-  after(() => server.close());
 
   const scopeOf = (environment: 'sandbox' | 'production') => ({ platformId: p.platformId, environment });
 

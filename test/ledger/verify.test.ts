@@ -1,20 +1,18 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { verifyLedger } from '../../src/ledger/verify.ts';
 import { isBalanced } from '../../src/ledger/journal.ts';
 import { runCli } from '../helpers/processes.ts';
 
 describe('ledger invariants', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('isBalanced holds exactly when every currency nets to zero', () => {
     const posting = fc.record({

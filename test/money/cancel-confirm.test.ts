@@ -1,17 +1,15 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { balance, eventTypes, runDueJobs, transferOut } from './fixtures.ts';
 
 describe('POST /transactions/{id}/cancel and /confirm', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  // No background worker: a transfer-out stays PENDING (funded, not yet handed to its rail) until drained.
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    // No background worker: a transfer-out stays PENDING (funded, not yet handed to its rail) until drained.
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('cancels a payment not yet handed to its rail: FAILED, refunded, one event per status', async () => {
     const { customerId, id } = await transferOut(p, 400, 1_000);

@@ -3,9 +3,9 @@
  * something or moves money takes Idempotency-Key; answers are stored with their effect and replayed
  * byte for byte; concurrent requests with one key all get the first stored answer.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { API, basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { API, basicAuth, useServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { withinTransaction } from '../../src/store/db.ts';
@@ -36,15 +36,13 @@ const WITHOUT_KEY: Record<string, string> = {
 };
 
 describe('Idempotency-Key', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let serial = 0;
   const key = () => `key-${process.pid}-${++serial}`;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('is declared on every POST that creates something or moves money', async () => {
     const doc = (await p.api.get('/openapi.json')).body;

@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { present } from '../../src/domain/assert.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { balance, eventTypes, transferOut } from './fixtures.ts';
 
 // A step that holds its payment under lock (the rail steps, cancel, an operator's settlement) writes the
@@ -9,13 +9,11 @@ import { balance, eventTypes, transferOut } from './fixtures.ts';
 // nothing else can have moved the row. These tests break that premise on purpose and check that the move
 // then fails whole instead of writing its ledger entry and events without the status they describe.
 describe('moves of a payment held under its lock', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   async function entriesOf(id: string): Promise<number> {
     const rows = await server.app.store.db

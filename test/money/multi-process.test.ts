@@ -1,6 +1,6 @@
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { client, engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, engine, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { spawnServer, type ServerProcess } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures.ts';
@@ -9,11 +9,14 @@ import { balance, eventTypes, externalAccount, fundedCustomer } from './fixtures
 describe('two server processes on one PostgreSQL database', {
   skip: engine !== 'postgres' ? 'needs PostgreSQL (TEST_DATABASE_URL)' : false,
 }, () => {
-  let server: TestServer;
   let p: TestPlatform;
   const processes: ServerProcess[] = [];
+  // Registered first, so it runs first: the other processes stop before the server's close drops the database.
+  after(async () => {
+    await Promise.all(processes.map((s) => s.stop()));
+  });
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
     const env = {
       DATABASE_URL: server.config.databaseUrl!,
@@ -22,10 +25,6 @@ describe('two server processes on one PostgreSQL database', {
       JOB_POLL_MS: '20',
     };
     processes.push(await spawnServer(env), await spawnServer(env));
-  });
-  after(async () => {
-    await Promise.all(processes.map((s) => s.stop()));
-    await server.close();
   });
 
   it('100 transfer-outs spread over both against a balance for 60: exactly 60, each processed once', async () => {

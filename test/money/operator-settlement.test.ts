@@ -2,10 +2,10 @@
  * The operator API: settle or fail many payments held by the production connector in one call, by id or
  * by filter, with a dry run, behind the operator's own credential. Over real HTTP, on the engine under test.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { basicAuth, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { basicAuth, startServer, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { runDueJobs } from './fixtures.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,6 @@ import { runCli, runCliOk } from '../helpers/processes.ts';
 const TOKEN = randomBytes(32).toString('hex');
 
 describe('operator settlement at scale', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let usd: string;
   let bank: string;
@@ -36,8 +35,8 @@ describe('operator settlement at scale', () => {
     (await p.prod.post('/transfer-out', { source: { accountId: usd }, destination: { accountId: bank }, amount })).body
       .id as string;
 
+  const server = useServer({ OPERATOR_TOKEN: TOKEN, RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ OPERATOR_TOKEN: TOKEN, RUN_WORKERS: 'false' });
     p = await server.platform('operator');
     customerId = (await p.prod.post('/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'op-1' })).body.id;
     usd = (await p.prod.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`))
@@ -56,7 +55,6 @@ describe('operator settlement at scale', () => {
     ).body.id;
     await server.app.services.externalAccounts.activate(bank);
   });
-  after(() => server.close());
 
   it('refuses anyone without the operator token, platform credentials included', async () => {
     for (const authorization of ['', 'Bearer wrong', basicAuth(p.production), `Basic ${TOKEN}`]) {

@@ -1,7 +1,7 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { engine, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { engine, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { recordStatements, type Statement } from '../helpers/statements.ts';
 import { accountQuote, externalAccount, fundedCustomer } from './fixtures.ts';
 
@@ -31,13 +31,11 @@ function lookedUpById(text: string): string[] {
 describe('lookups by id on the money path use the primary key on a database without statistics', {
   skip: engine === 'postgres' ? false : 'PostgreSQL planner only',
 }, () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('plans every by-id lookup of a transfer-out, its rail step and its read on the primary key', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 100_000);

@@ -1,8 +1,8 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { loadConfig } from '../../src/config.ts';
 import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
@@ -14,13 +14,11 @@ describe('production rates come only from the operator', () => {
     ratesFile,
     JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { USD: { fixedMinor: 25, variableBps: 20 } } }),
   );
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ RUN_WORKERS: 'false', RATES_FILE: ratesFile });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false', RATES_FILE: ratesFile });
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('prices production quotes with RATES_FILE, and offers only the pairs it covers', async () => {
     const usd = (await p.prod.get('/platform/internal-accounts?currency=USD')).body.data[0];

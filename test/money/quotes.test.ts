@@ -1,6 +1,6 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { jobFor, useServer, type TestPlatform } from '../helpers/harness.ts';
 import {
   accountQuote,
   balance,
@@ -12,13 +12,11 @@ import {
 } from './fixtures.ts';
 
 describe('quotes', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   async function quoteTo(tail: string, amount = 10_000, extra: Record<string, unknown> = {}) {
     const payer = await fundedCustomer(p, 'USD', 100_000);

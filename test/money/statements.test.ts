@@ -1,6 +1,6 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { engine, jobFor, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { engine, jobFor, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { recordStatements, type StatementLog } from '../helpers/statements.ts';
 import { accountQuote, eventTypes, externalAccount, fundedCustomer, transferOut } from './fixtures.ts';
 
@@ -16,18 +16,16 @@ const updates = (log: string[], table: string) =>
 const ownUpdates = (log: string[], table: string) => log.filter((s) => new RegExp(`^update "${table}"`, 'i').test(s));
 
 describe('statements on the money path', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let statements: StatementLog;
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
     const scope = { platformId: p.platformId, environment: 'sandbox' as const };
     // An endpoint, so that every event also queues its delivery job.
     await server.app.services.platformConfig.update(scope, { webhookEndpoint: 'http://127.0.0.1:9/hooks' });
     statements = recordStatements();
   });
-  after(() => server.close());
 
   /**
    * Starts a fresh record with nothing else due: the sandbox request log writes its entries on a timer, and a

@@ -1,6 +1,6 @@
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { balance, eventTypes, externalAccount, fundedCustomer, runDueJobs } from './fixtures.ts';
 
 /** What the list assertions read of a listed transaction. */
@@ -11,14 +11,12 @@ interface Listed {
 }
 
 describe('transfers without a quote', () => {
-  let server: TestServer;
   let p: TestPlatform;
+  // No background worker: the test runs due jobs itself, so it can see each state in between.
+  const server = useServer({ RUN_WORKERS: 'false' });
   before(async () => {
-    // No background worker: the test runs due jobs itself, so it can see each state in between.
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   it('transfer-out: debits at once, answers PENDING, then completes with every event in order', async () => {
     const { customerId, accountId } = await fundedCustomer(p, 'USD', 10_000);

@@ -4,10 +4,10 @@
  * written. The operations are every POST, PUT and PATCH with a JSON body in the served OpenAPI document;
  * each is sent its own documented example plus one unknown field, so the unknown field is the only fault.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { databaseDigest } from '../helpers/database-digest.ts';
-import { API, startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { API, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { operationsOf } from './operations.ts';
 import { checkDueLedgers } from '../../src/ledger/checks.ts';
 
@@ -23,15 +23,13 @@ const UNKNOWN = 'notAFieldOfThisRequest';
 const OPEN = new Set(['accountInfo', 'externalAccountDetails', 'senderCustomerInfo', 'receiverCustomerInfo']);
 
 describe('closed request bodies', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let doc: Node;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     p = await server.platform();
     doc = (await (await fetch(`${server.baseUrl}${API}/openapi.json`)).json()) as Node;
   });
-  after(() => server.close());
 
   it('refuse an unknown field, top-level or nested, naming it, and write nothing', async () => {
     // The worker's upkeep may record a ledger check at any moment (CI once saw it land inside this window):

@@ -3,18 +3,14 @@
  * on another host, every asset it names is served here, the stylesheets pull nothing from elsewhere, and
  * the page's Content-Security-Policy lets the browser load nothing from another origin. No credentials.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
-import { API, startServer, type TestServer } from '../helpers/harness.ts';
+import { API, useServer } from '../helpers/harness.ts';
 
 const LOCAL = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\//;
 
 describe('the reference page', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+  const server = useServer();
 
   it('is where the root points', async () => {
     const res = await fetch(`${server.baseUrl}/`, { redirect: 'manual' });

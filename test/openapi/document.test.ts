@@ -3,12 +3,12 @@
  * body and the error body a named component referenced with `$ref`, every operation with a summary, a
  * description and an example, and every example valid against the schema it illustrates.
  */
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { API, startServer, type TestServer } from '../helpers/harness.ts';
+import { API, useServer } from '../helpers/harness.ts';
 import { operationsOf } from './operations.ts';
 
 type Node = Record<string, any>;
@@ -38,15 +38,13 @@ const RESOURCES = [
 ];
 
 describe('the OpenAPI document', () => {
-  let server: TestServer;
   let doc: Node;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     const res = await fetch(`${server.baseUrl}${API}/openapi.json`);
     assert.equal(res.status, 200, 'the document is served without credentials');
     doc = (await res.json()) as Node;
   });
-  after(() => server.close());
 
   it('is valid OpenAPI 3.1', async () => {
     assert.equal(doc.openapi, '3.1.0', 'openapi version');

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API, startServer, type TestServer } from '../helpers/harness.ts';
+import { API, useServer } from '../helpers/harness.ts';
 
 register('./typescript5-hook.mjs', import.meta.url);
 const { default: openapiTS, astToString } = await import('openapi-typescript');
@@ -44,15 +44,13 @@ export const used = [quoteAmount, accountType, error, request, page, wrong];
 `;
 
 describe('types generated from the served OpenAPI document', () => {
-  let server: TestServer;
   let dir: string;
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     dir = mkdtempSync(join(tmpdir(), 'payouts-openapi-types-'));
   });
   after(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await server.close();
   });
 
   it('names Transaction, Quote, ExternalAccount and Error, and compiles', async () => {

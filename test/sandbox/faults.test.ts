@@ -3,8 +3,16 @@
 // on the fault routes themselves; every faulted request in the request log with the rule's id. On
 // PostgreSQL, a rule made through one server process applies in another.
 import assert from 'node:assert/strict';
-import { client, createTestDatabase, engine, startServer, type Client, type TestServer } from '../helpers/harness.ts';
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import {
+  client,
+  createTestDatabase,
+  engine,
+  startServer,
+  useServer,
+  type Client,
+  type TestServer,
+} from '../helpers/harness.ts';
+import { describe, it } from '../helpers/node-test.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 interface Workspace {
@@ -39,11 +47,7 @@ async function entries(ws: Workspace, query = '') {
 const CUSTOMER = { customerType: 'INDIVIDUAL', platformCustomerId: 'faulted-1', fullName: 'Fay Ult' };
 
 describe('sandbox fault rules', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ HOST: '127.0.0.1' });
-  });
-  after(() => server.close());
+  const server = useServer({ HOST: '127.0.0.1' });
 
   it('answer a 503 once (times: 1), then the request goes through; the log names the rule', async () => {
     const ws = await workspace(server);

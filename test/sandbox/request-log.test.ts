@@ -4,8 +4,8 @@
 // by a reset, left alone by a snapshot restore; another workspace and production never in it.
 import type { LoggedRequest } from '../../src/services/sandbox-requests.ts';
 import assert from 'node:assert/strict';
-import { client, startServer, type Client, type TestServer } from '../helpers/harness.ts';
-import { after, before, describe, it } from '../helpers/node-test.ts';
+import { client, useServer, type Client, type TestServer } from '../helpers/harness.ts';
+import { describe, it } from '../helpers/node-test.ts';
 
 type Entry = LoggedRequest;
 
@@ -37,11 +37,7 @@ async function storedRows(server: TestServer): Promise<string> {
 }
 
 describe('the sandbox request log', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ HOST: '127.0.0.1' });
-  });
-  after(() => server.close());
+  const server = useServer({ HOST: '127.0.0.1' });
 
   it('records each request with its fields, newest first, and no body or secret by default', async () => {
     const ws = await workspace(server);
@@ -224,15 +220,11 @@ describe('the sandbox request log', () => {
 });
 
 describe('the sandbox request log with bodies, bounded', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({
-      HOST: '127.0.0.1',
-      SANDBOX_REQUEST_LOG_BODIES: 'true',
-      SANDBOX_REQUEST_LOG_SIZE: '10',
-    });
+  const server = useServer({
+    HOST: '127.0.0.1',
+    SANDBOX_REQUEST_LOG_BODIES: 'true',
+    SANDBOX_REQUEST_LOG_SIZE: '10',
   });
-  after(() => server.close());
 
   it('keeps bodies when asked, with every secret redacted', async () => {
     const ws = await workspace(server);

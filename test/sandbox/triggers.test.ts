@@ -3,7 +3,7 @@
 // (checked with the README's verifier). Unknown events and production credentials change nothing.
 import assert from 'node:assert/strict';
 import { TRIGGER_EVENTS } from '../../src/domain/sandbox-triggers.ts';
-import { startServer, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { useEndpoint } from '../incoming/fixtures.ts';
@@ -23,13 +23,12 @@ const STATUS_AFTER: Record<string, string> = {
 };
 
 describe('sandbox triggers', () => {
-  let server: TestServer;
   let p: TestPlatform;
   let receiver: Receiver;
   let verifyWebhook: VerifyWebhook;
 
+  const server = useServer();
   before(async () => {
-    server = await startServer();
     verifyWebhook = await loadDocsVerifier();
     receiver = await startReceiver();
     p = await server.platform('triggers');
@@ -39,7 +38,6 @@ describe('sandbox triggers', () => {
   });
   after(async () => {
     await receiver.close();
-    await server.close();
   });
 
   for (const [index, event] of TRIGGER_EVENTS.entries()) {

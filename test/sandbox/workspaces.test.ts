@@ -2,7 +2,7 @@
 // credentials and configuration kept), saved and brought back by snapshots. A reset or restore never
 // touches another workspace's rows or production's; the harness checks the ledger when the server closes.
 import assert from 'node:assert/strict';
-import { client, startServer, type Client, type TestPlatform, type TestServer } from '../helpers/harness.ts';
+import { client, startServer, useServer, type Client, type TestPlatform, type TestServer } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { externalAccount, fundedCustomer, runDueJobs } from '../money/fixtures.ts';
 import { checkLedgerNow, lastLedgerCheck } from '../../src/ledger/checks.ts';
@@ -44,14 +44,12 @@ async function newWorkspace(baseUrl: string, headers: Record<string, string> = {
 }
 
 describe('sandbox workspaces (open on loopback)', () => {
-  let server: TestServer;
   let other: TestPlatform;
+  // No background worker: the test runs due jobs itself, so a snapshot never catches a payment mid-step.
+  const server = useServer({ HOST: '127.0.0.1', RUN_WORKERS: 'false' });
   before(async () => {
-    // No background worker: the test runs due jobs itself, so a snapshot never catches a payment mid-step.
-    server = await startServer({ HOST: '127.0.0.1', RUN_WORKERS: 'false' });
     other = await server.platform('bystander');
   });
-  after(() => server.close());
 
   it('are created in one call, with sandbox credentials of their own that work at once', async () => {
     const made = await newWorkspace(server.baseUrl);

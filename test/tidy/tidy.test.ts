@@ -351,6 +351,18 @@ describe('tidy', () => {
     assert.deepEqual(bare, [], `give these a message:\n${bare.join('\n')}`);
   });
 
+  it('every file scripts/heavy-tests.txt leaves out of `npm run test:fast` is a test file that exists', () => {
+    const listed = read('scripts/heavy-tests.txt')
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter(Boolean);
+    assert.ok(listed.length > 0, 'the list names the heavy files');
+    const unknown = listed.filter((f) => !f.endsWith('.test.ts') || !ALL.includes(f));
+    assert.deepEqual(unknown, [], `no such test file (moved or renamed?): fix scripts/heavy-tests.txt`);
+    const twice = listed.filter((f, i) => listed.indexOf(f) !== i);
+    assert.deepEqual(twice, [], 'listed twice');
+  });
+
   it('tests reach node:test only through test/helpers/node-test.ts, which bounds every test', () => {
     const self = relative(ROOT, import.meta.filename);
     const direct = ALL.filter((f) => f.startsWith('test/') && f !== 'test/helpers/node-test.ts' && f !== self).filter(
