@@ -155,7 +155,10 @@ export const VARIABLES = {
     Type.String({ minLength: 1 }),
     'the path of a JSON file of rail connectors and routes (docs/connectors.md)',
   ),
-  RATES_FILE: variable(Type.String({ minLength: 1 }), 'the path of a JSON rates file (see README, Rates and fees)'),
+  RATES_FILE: variable(
+    Type.String({ minLength: 1 }),
+    'the path of a JSON rates file (see docs/api.md, Rates and fees)',
+  ),
   WEBHOOK_TIMEOUT_MS: variable(integer(50, 30_000), 'a number of milliseconds from 50 to 30000', 10_000),
   OPERATOR_TOKEN: variable(
     Type.String({ pattern: '^[A-Za-z0-9._~+/=-]{32,256}$' }),

@@ -107,7 +107,7 @@ export async function postWebhook(post: WebhookPost): Promise<PostResult> {
   const dispatcher = post.agent ?? (publicOnly ? publicAgent : anyAgent);
   try {
     // undici's request, not its fetch: no WHATWG Request, Headers and streams around each POST, which made
-    // deliveries 30-40 % faster (docs/performance.md, fifth sitting). It follows no redirects.
+    // deliveries 30-40 % faster (docs/performance.md). It follows no redirects.
     const response = await request(url, { method: 'POST', body, headers, signal, dispatcher });
     let text: string | null = null;
     let error: string | null = null;

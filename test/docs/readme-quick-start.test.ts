@@ -1,6 +1,7 @@
 // The README's quick start, run as written: its shell block, in bash, against a server started the way
 // `npm start` starts one (the embedded database), with `npx payouts` meaning this checkout's command and
-// localhost:8080 meaning that server. A field the API refuses shows up here before a newcomer meets it.
+// localhost:8080 meaning that server. A field the API refuses, or a payout that does not complete, shows up here
+// before a newcomer meets it.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
@@ -32,18 +33,26 @@ describe('the README quick start', { skip: engine === 'postgres' ? 'it runs on t
     await database.drop();
   });
 
-  it('runs as written, and its payout is accepted', async () => {
-    const block = readmeShellBlock('## Quick start (curl)').replaceAll('http://localhost:8080', server.baseUrl);
+  it('runs as written, and its payout is accepted, then read back COMPLETED', async () => {
+    const block = readmeShellBlock('## Quick start: a first payout, to COMPLETED').replaceAll(
+      'http://localhost:8080',
+      server.baseUrl,
+    );
     const script = `set -euo pipefail\n${SOURCE_NPX}\n${block}`;
     const ran = await runCommand('bash', ['-c', script], { env: { ...process.env, ...database.env } });
     const shown = `stdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`;
     assert.equal(ran.code, 0, `the block exits 0\n${shown}`);
     // An error body carries a message; an id read from a refusal prints as undefined.
     assert.doesNotMatch(ran.stdout, /"message":|undefined/, `no request was refused\n${shown}`);
-    // curl prints each answer without a newline: the payout is the last object printed.
-    const last = ran.stdout.slice(ran.stdout.lastIndexOf('{"id":"Transaction:'));
-    const payout = JSON.parse(last) as { id?: string; status?: string };
-    assert.match(payout.id ?? '', /^Transaction:/, `the last command's answer is the payout\n${shown}`);
-    assert.equal(payout.status, 'PENDING', `the payout was accepted\n${shown}`);
+    // curl prints each answer without a newline: the payout's two answers are the last two objects printed.
+    const answers = ran.stdout
+      .split(/\n|(?=\{"id":"Transaction:)/)
+      .filter((piece) => piece.startsWith('{"id":"Transaction:'));
+    const accepted = JSON.parse(answers.at(-2) ?? '{}') as { id?: string; status?: string };
+    const readBack = JSON.parse(answers.at(-1) ?? '{}') as { id?: string; status?: string };
+    assert.match(accepted.id ?? '', /^Transaction:/, `the transfer-out's answer is the payout\n${shown}`);
+    assert.equal(accepted.status, 'PENDING', `the payout was accepted\n${shown}`);
+    assert.equal(readBack.id, accepted.id, `the last command reads the payout back\n${shown}`);
+    assert.equal(readBack.status, 'COMPLETED', `the worker carried it to COMPLETED\n${shown}`);
   });
 });

@@ -2,8 +2,8 @@
  * The embedded database's connection settings, seen from outside SQLite. Each transaction of a group commit
  * runs in its own savepoint, and SQLite keeps the page images a savepoint may roll back to in a sub-journal.
  * Left to SQLite's default that sub-journal spilled into a temporary file once it passed 64 KiB: a write
- * system call per page, a tenth of a loaded server's CPU (docs/performance.md, ninth sitting). The files a
- * process holds open tell whether it did: SQLite names its temporary files `etilqs_…`.
+ * system call per page, a tenth of a loaded server's CPU (docs/performance.md, *What moved the figures*). The
+ * files a process holds open tell whether it did: SQLite names its temporary files `etilqs_…`.
  */
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import assert from 'node:assert/strict';

@@ -214,13 +214,11 @@ describe('framework answers have the error shape', () => {
 
 /** Input whose shape, not its text, is the problem: bounds on JSON bodies, and cursors a client forged. */
 describe('bad input: JSON past its bounds and forged cursors', () => {
-  let server: TestServer;
+  const server = useServer({ RUN_WORKERS: 'false' });
   let p: TestPlatform;
   before(async () => {
-    server = await startServer({ RUN_WORKERS: 'false' });
     p = await server.platform();
   });
-  after(() => server.close());
 
   const nested = (levels: number, open = '[', close = ']', inner = '') =>
     `${open.repeat(levels)}${inner}${close.repeat(levels)}`;

@@ -1,5 +1,5 @@
 // `payouts fixtures`: a real server process, the real CLI, real HTTP, on both engines. Each test runs in a
-// workspace of its own (a fresh platform), so counts are exact. The README's commands are run as written.
+// workspace of its own (a fresh platform), so counts are exact. The commands of docs/sandbox.md are run as written.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,14 +32,15 @@ const customer = (name: string, id: string, extra: Record<string, unknown> = {})
   body: { customerType: 'INDIVIDUAL', platformCustomerId: id, ...extra },
 });
 
-/** The text of one fenced block (```sh, ```json) of the README's fixtures section. */
+/** The text of one fenced block (```sh, ```json) of the fixtures section of docs/sandbox.md. */
 function readmeBlock(language: string): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('### Fixtures: a known state in one command');
-  assert.ok(start >= 0, 'the README has its fixtures section');
-  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  const page = readFileSync(new URL('../../docs/sandbox.md', import.meta.url), 'utf8');
+  const start = page.indexOf('### Fixtures: a known state in one command');
+  assert.ok(start >= 0, 'docs/sandbox.md has its fixtures section');
+  const end = page.indexOf('\n## ', start);
+  const section = page.slice(start, end < 0 ? undefined : end);
   const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
-  return block ?? assert.fail(`the README's fixtures section has a ${language} block`);
+  return block ?? assert.fail(`the fixtures section of docs/sandbox.md has a ${language} block`);
 }
 
 describe(`payouts fixtures (${engine})`, () => {
@@ -295,7 +296,7 @@ describe(`payouts fixtures (${engine})`, () => {
     assert.equal(await customerExists(w.api, 'refused-2'), false, 'the step after it was not');
   });
 
-  it("the README's commands and its example file work as written", {
+  it('the commands and the example file of docs/sandbox.md work as written', {
     skip: engine === 'postgres' ? 'its commands use the preset credentials of the embedded sandbox' : false,
   }, async () => {
     const exported: Record<string, string> = {};

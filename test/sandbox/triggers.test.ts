@@ -1,6 +1,6 @@
 // Sandbox triggers: POST /sandbox/trigger runs the real flow of every webhook event type the sandbox
 // records, and the event is then in the delivery log and reaches a real receiver on 127.0.0.1, signed
-// (checked with the README's verifier). Unknown events and production credentials change nothing.
+// (checked with the verifier of docs/webhooks.md). Unknown events and production credentials change nothing.
 import assert from 'node:assert/strict';
 import { TRIGGER_EVENTS } from '../../src/domain/sandbox-triggers.ts';
 import { useServer, type TestPlatform } from '../helpers/harness.ts';

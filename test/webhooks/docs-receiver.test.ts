@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../helpers/harness.ts';
 import { loadDocsVerifier, record, startReceiver, type Receiver } from './helpers.ts';
 
-describe('the receiver snippet in README.md', () => {
+describe('the receiver snippet in docs/webhooks.md', () => {
   let server: TestServer;
   let r: Receiver;
   before(async () => {

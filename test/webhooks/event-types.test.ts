@@ -16,7 +16,7 @@ type Envelope = 'LEGACY' | 'CURRENT';
  * A receiver must be able to tell every delivery apart. In the specification's envelope (LEGACY) each
  * status change of a payment is one notification, and a failed payment's refund rides on its one FAILED
  * notification; in both envelopes a header names the fine-grained type. Real HTTP receivers on
- * 127.0.0.1; every delivery is checked with the README's verifier (both signatures).
+ * 127.0.0.1; every delivery is checked with the verifier of docs/webhooks.md (both signatures).
  */
 describe('webhooks a receiver can tell apart', () => {
   let server: TestServer;
@@ -47,7 +47,7 @@ describe('webhooks a receiver can tell apart', () => {
   const objectOf = (got: Received) => got.body.transaction ?? got.body.data;
   const about = (r: Receiver, id: string) => r.received.filter((g) => objectOf(g)?.id === id);
 
-  /** Every delivery verifies with the README's verifier and the keys GET /config publishes. */
+  /** Every delivery verifies with the verifier of docs/webhooks.md and the keys GET /config publishes. */
   async function assertVerified(p: TestPlatform, received: readonly Received[]): Promise<void> {
     const keys = (await p.api.get('/config')).body;
     assert.ok(received.length > 0, 'something was delivered');

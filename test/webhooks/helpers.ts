@@ -70,9 +70,9 @@ export type VerifyWebhook = (
 
 /** The receiver snippet of docs/webhooks.md, loaded as it is written there, so the docs cannot rot. */
 export async function loadDocsVerifier(): Promise<VerifyWebhook> {
-  const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
   const match = /<!-- receiver-snippet -->\s*```js\n([\s\S]*?)```/.exec(doc);
-  if (!match) throw new Error('README.md lost its receiver snippet');
+  if (!match) throw new Error('docs/webhooks.md lost its receiver snippet');
   const dir = mkdtempSync(join(tmpdir(), 'webhook-doc-'));
   const file = join(dir, 'verify.mjs');
   writeFileSync(file, match[1]!);

@@ -6,9 +6,7 @@ import type { CliCommand } from '../command.ts';
 
 function embeddedOnly(config: Config, fail: (message: string) => never, what: string): void {
   if (config.databaseUrl) {
-    fail(
-      `${what} is for the embedded database; on PostgreSQL use pg_dump and pg_restore (README, Running in production)`,
-    );
+    fail(`${what} is for the embedded database; on PostgreSQL use pg_dump and pg_restore (docs/production.md)`);
   }
 }
 

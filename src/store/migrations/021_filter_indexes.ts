@@ -14,7 +14,7 @@ import { isPostgres } from '../dialect.ts';
  *   per payer and index to the WAL. Measured with `npm run bench`, alternating with and without: SQLite
  *   accepted 15 % fewer transfer-outs and its raw-SQL ceiling fell 22 %; PostgreSQL moved within its noise
  *   (−3 %, +2 %). The embedded database is the sandbox's, whose histories stay short; production runs on
- *   PostgreSQL (docs/performance.md, sixth sitting).
+ *   PostgreSQL (measured; docs/performance.md).
  */
 const POSTGRES_FILTERS = {
   transactions_platform_customer_page: 'platform_customer_id',

@@ -5,7 +5,7 @@ import { isPostgres } from '../dialect.ts';
  * Filters of GET /quotes get an index that ends in the page's order (created_at, id), as the filters of
  * GET /transactions did in 017 and 021: without one, a customer or an account with a few quotes read every
  * quote of the platform to fill a page and to count it. Measured with `npm run bench:lab:lifetimes` (quote +
- * execute), alternating with and without, two runs each (docs/performance.md, seventh sitting):
+ * execute), alternating with and without, two runs each (docs/performance.md):
  * - The customer, on both engines, and the two accounts on PostgreSQL: quote flows ran as fast with them as
  *   without. On SQLite the accounts' indexes would cost what 021 says the payments' did.
  * - Not the status, on either engine. A quote's status moves with its payment's, three times, and an index
