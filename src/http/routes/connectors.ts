@@ -1,3 +1,4 @@
+import { ADAPTER_CONTRACT } from '../../rails/http/adapter-contract.ts';
 import type { Services } from '../../services/index.ts';
 import type { Http } from '../http.ts';
 
@@ -11,6 +12,8 @@ export function connectorRoutes(services: Services) {
     // The signature covers the raw body: keep the bytes instead of parsing them here.
     api.removeAllContentTypeParsers();
     api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+    // The adapter protocol, for whoever writes an adapter (or generates one).
+    api.get('/openapi.json', { schema: { hide: true } }, async () => ADAPTER_CONTRACT);
     api.post<{ Params: { name: string } }>('/:name/events', { schema: { hide: true } }, async (req, reply) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const taken = await services.connectors.receiveCallback(req.params.name, { headers: req.headers, body });
