@@ -138,7 +138,7 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
   it('a payout the rail fails is refunded; one it returns after completing is refunded then too', async () => {
     const failing = await bankAccount('002');
     const returning = await bankAccount('005');
-    const before = await balance();
+    const start = await balance();
     const failed = await p.prod.post('/transfer-out', {
       source: { accountId: usd },
       destination: { accountId: failing },
@@ -159,7 +159,7 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
     );
     const back = await transaction(returned.body.id);
     assert.deepEqual([back.status, back.refund?.status], ['FAILED', 'COMPLETED'], 'returned after COMPLETED, refunded');
-    assert.equal(await balance(), before, 'both refunded in full');
+    assert.equal(await balance(), start, 'both refunded in full');
     assert.ok((await eventTypes(server, returned.body.id)).includes('OUTGOING_PAYMENT.COMPLETED'), 'it had completed');
   });
 
@@ -171,7 +171,7 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
       amount: 700,
     });
     await waitFor(async () => (await adapterCall('/payouts')).some((h) => h.id === out.body.id), 'the adapter has it');
-    const before = await balance();
+    const start = await balance();
     const at = new Date().toISOString();
     const completed = { id: out.body.id, status: 'COMPLETED', occurredAt: at };
     const first = await callback(completed, { id: 'msg_first' });
@@ -191,7 +191,7 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
     });
     assert.deepEqual([late.status, (await late.json()).applied], [200, false], 'a failure after completion');
     assert.equal((await transaction(out.body.id)).status, 'COMPLETED');
-    assert.equal(await balance(), before, 'nothing moved twice');
+    assert.equal(await balance(), start, 'nothing moved twice');
     const unknown = await callback({
       id: 'Transaction:00000000-0000-7000-8000-000000000000',
       status: 'COMPLETED',

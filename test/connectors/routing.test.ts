@@ -108,7 +108,7 @@ describe('CONNECTORS_FILE', () => {
           message.test(err.message) &&
           !err.message.includes('\n') &&
           !err.message.includes(SECRET),
-        `${what}`,
+        what,
       );
     });
   }

@@ -26,7 +26,8 @@ describe('docs/connectors.md', { skip: engine === 'postgres' ? 'it runs on the e
       .replaceAll('8080', String(servicePort))
       .replaceAll('node examples/', `node ${ROOT}examples/`);
     // `exec`: the backgrounded `npx payouts serve &` is then the server itself, which the trap stops.
-    const npx = `npx() { if [ "$1" = payouts ]; then shift; exec node --import ${TSX} ${ROOT}src/main.ts "$@"; else command npx "$@"; fi; }`;
+    const payouts = `exec node --import ${TSX} ${ROOT}src/main.ts "$@"`;
+    const npx = `npx() { if [ "$1" = payouts ]; then shift; ${payouts}; else command npx "$@"; fi; }`;
     const script = `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n${npx}\n${commands}`;
     const folder = tempDir('connectors-page');
     const env = { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', DATA_DIR: folder, LOG_LEVEL: 'warn' };
