@@ -7,6 +7,7 @@ import type { Services } from '../services/index.ts';
 import type { OverviewService } from '../services/overview.ts';
 import type { Permission } from '../domain/permissions.ts';
 import { format } from './format.ts';
+import { makePlatformNames } from './platform-names.ts';
 
 export interface Flash {
   tone: 'ok' | 'bad';
@@ -47,6 +48,7 @@ function principalOf(req: FastifyRequest) {
 }
 
 export function makePage(ctx: Ctx): Page {
+  const platformName = makePlatformNames(ctx);
   return async (req, reply, template, data) => {
     const me = principalOf(req);
     // A request refused before its session was read (an over-long URL) still gets its error page.
@@ -60,6 +62,7 @@ export function makePage(ctx: Ctx): Page {
       nav: '',
       ...data,
       me,
+      platformName: me ? await platformName(me.platformId) : '',
       can,
       flash,
       navItems: NAV.filter((n) => !('sandboxOnly' in n) || me?.environment === 'sandbox'),
