@@ -24,6 +24,7 @@ import { sandboxDiagnosticScreens } from './screens/sandbox-diagnostics.ts';
 import { webhookScreens } from './screens/webhooks.ts';
 import { quoteScreens } from './screens/quotes.ts';
 import { customerScreens } from './screens/customers.ts';
+import { customerFormScreens } from './screens/customer-forms.ts';
 
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
@@ -124,6 +125,7 @@ export function dashboard(services: Services) {
       webhookScreens(signed, screens);
       quoteScreens(signed, screens);
       customerScreens(signed, screens);
+      customerFormScreens(signed, screens);
     });
   };
 }
