@@ -176,7 +176,11 @@ export function sandboxScreens(app: FastifyInstance, { services, page }: Screens
     await internalAccounts.fundSandbox(req.principal, accountId, amount);
     return done(req, reply, '/dashboard/sandbox', `Funded ${accountId}.`);
   });
+  scenarioActions(app, services);
+}
 
+/** The buttons that run a payment: a scenario from the tables, or a payout of an amount the form names. */
+function scenarioActions(app: FastifyInstance, services: Services): void {
   app.post('/sandbox/scenarios', hide, async (req, reply) => {
     need(req, 'TRANSACT');
     sandboxOnly(req);
