@@ -28,12 +28,16 @@ export function volumeChart(days: readonly DayVolume[]): string {
   const barW = Math.max(2, slot * 0.7);
   const y = (n: number) => PAD.top + plotH - (n / top) * plotH;
   const parts: string[] = [];
-  for (const tick of [0, top / 2, top]) {
+  // Payments come whole: the middle line is drawn only where it falls on a whole number.
+  const ticks = top % 2 === 0 ? [0, top / 2, top] : [0, top];
+  for (const tick of ticks) {
     parts.push(
       `<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(tick)}" y2="${y(tick)}"/>`,
       `<text class="axis" x="${PAD.left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}</text>`,
     );
   }
+  // Every step-th day is labelled, counted back from the last (today), so the labels stay evenly spaced.
+  const step = Math.ceil(days.length / 7);
   days.forEach((day, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
     let base = 0;
@@ -47,7 +51,7 @@ export function volumeChart(days: readonly DayVolume[]): string {
       );
       base += n;
     }
-    if (i % Math.ceil(days.length / 7) === 0 || i === days.length - 1) {
+    if ((days.length - 1 - i) % step === 0) {
       const label = day.day.slice(5);
       parts.push(
         `<text class="axis" x="${(x + barW / 2).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${label}</text>`,

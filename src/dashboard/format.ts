@@ -127,10 +127,21 @@ export function countdown(value: string | number | null | undefined, nowMs: numb
   return `<span class="countdown" data-until="${escapeHtml(date.toISOString())}">${escapeHtml(label)}</span>`;
 }
 
+/**
+ * An account id as a link to the payments that leave or reach it (HTML, escaped here): the one place
+ * that shows what an account did, since an account has no page of its own.
+ */
+export function account(id: string | null | undefined): string {
+  if (!id) return '—';
+  const href = `/dashboard/transactions?accountIdentifier=${encodeURIComponent(id)}`;
+  const code = `<code class="small">${escapeHtml(id)}</code>`;
+  return `<a href="${escapeHtml(href)}" title="Payments of this account">${code}</a>`;
+}
+
 /** A count taken up to COUNT_LIMIT + 1 (store/paging.ts countUpTo): past the limit, only that it is more. */
 export function count(n: number): string {
   return n > COUNT_LIMIT ? `more than ${COUNT_LIMIT.toLocaleString('en')}` : n.toLocaleString('en');
 }
 
-export const format = { money, amountOf, utc, relative, json, tone, when, countdown, count };
+export const format = { money, amountOf, utc, relative, json, tone, when, countdown, count, account };
 export type Format = typeof format;

@@ -23,6 +23,7 @@ import { sandboxDiagnosticScreens } from './screens/sandbox-diagnostics.ts';
 import { webhookScreens } from './screens/webhooks.ts';
 import { quoteScreens } from './screens/quotes.ts';
 import { customerScreens } from './screens/customers.ts';
+import { customerFormScreens } from './screens/customer-forms.ts';
 
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
@@ -105,7 +106,7 @@ export function dashboard(services: Services) {
       templates: join(import.meta.dirname, 'views'),
       production: true,
     });
-    const page = makePage(services.clocks);
+    const page = makePage(services.clocks, ctx);
     answerInHtml(app, page);
     serveAssets(app);
     sessionRoutes(app, ctx, tokens, page);
@@ -123,6 +124,7 @@ export function dashboard(services: Services) {
       webhookScreens(signed, screens);
       quoteScreens(signed, screens);
       customerScreens(signed, screens);
+      customerFormScreens(signed, screens);
     });
   };
 }

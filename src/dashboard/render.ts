@@ -3,8 +3,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import type { Clocks, Services } from '../services/index.ts';
+import type { Ctx } from '../context.ts';
 import type { Permission } from '../domain/permissions.ts';
 import { format } from './format.ts';
+import { makePlatformNames } from './platform-names.ts';
 
 export interface Flash {
   tone: 'ok' | 'bad';
@@ -44,7 +46,8 @@ function principalOf(req: FastifyRequest) {
   return (req as { principal?: FastifyRequest['principal'] }).principal;
 }
 
-export function makePage(clocks: Clocks): Page {
+export function makePage(clocks: Clocks, ctx: Ctx): Page {
+  const platformName = makePlatformNames(ctx);
   return async (req, reply, template, data) => {
     const me = principalOf(req);
     // A request refused before its session was read (an over-long URL) still gets its error page.
@@ -58,6 +61,7 @@ export function makePage(clocks: Clocks): Page {
       nav: '',
       ...data,
       me,
+      platformName: me ? await platformName(me.platformId) : '',
       can,
       flash,
       navItems: NAV.filter((n) => !('sandboxOnly' in n) || me?.environment === 'sandbox'),

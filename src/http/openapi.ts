@@ -3,6 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { FAVICON_ICO, FAVICON_PNG } from '../dashboard/favicon.ts';
 import { COMPONENT_NAME } from '../wire/component.ts';
 import { API_VERSION, type Http } from './http.ts';
 
@@ -56,6 +57,34 @@ export function describeResponses(document: Node): Node {
   return document;
 }
 
+/**
+ * The reference's sections in the order a new platform meets them: its configuration, customers and their
+ * accounts, paying, then the rest. Without it the page opens on whichever route registered first.
+ */
+const TAG_ORDER = [
+  'Platform configuration',
+  'Customers',
+  'Internal accounts',
+  'External accounts',
+  'Quotes',
+  'Transactions',
+  'Receiver lookup',
+  'Webhooks',
+  'Beneficial owners',
+  'Documents',
+  'Verifications',
+  'Invitations',
+  'UMA providers',
+  'Tokens',
+  'Sandbox',
+];
+
+/**
+ * The reference page's own look: the link to the document is in the description (the one the README
+ * names), so the copy Swagger UI fetches its page from is not shown beside it.
+ */
+const DOCS_CSS = '.swagger-ui .info .main a:has(> .url) { display: none; }';
+
 /** Serves the OpenAPI document (see the `openapi.json` route) and the reference page at /docs. */
 export async function registerOpenApi(app: Http): Promise<void> {
   await app.register(swagger, {
@@ -66,8 +95,10 @@ export async function registerOpenApi(app: Http): Promise<void> {
         version: API_VERSION,
         description:
           'Self-hosted payouts service. Authenticate with HTTP Basic: the token id and its client secret. ' +
-          'Every error answers `{status, code, message, details}`; a 400 names the field in `details.field`.',
+          'Every error answers `{status, code, message, details}`; a 400 names the field in `details.field`. ' +
+          `This page renders the document at [/${API_VERSION}/openapi.json](/${API_VERSION}/openapi.json).`,
       },
+      tags: TAG_ORDER.map((name) => ({ name })),
       servers: [{ url: `/${API_VERSION}` }],
       components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
       security: [{ basicAuth: [] }],
@@ -79,8 +110,14 @@ export async function registerOpenApi(app: Http): Promise<void> {
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false },
-    theme: { title: 'Payouts Service API reference' },
+    // BaseLayout: no top bar, so neither the framework's logo (an SVG whose inline <style> the page's
+    // policy refuses) nor its "Explore" box, which named the page's private copy of the document.
+    uiConfig: { deepLinking: true, validatorUrl: null, tryItOutEnabled: false, layout: 'BaseLayout' },
+    theme: {
+      title: 'Payouts Service API reference',
+      css: [{ filename: 'payouts.css', content: DOCS_CSS }],
+      favicon: [{ filename: 'favicon.png', rel: 'icon', sizes: '32x32', type: 'image/png', content: FAVICON_PNG }],
+    },
     // The page loads nothing from another origin, and the browser is told so.
     staticCSP: true,
     transformStaticCSP: (header) =>
@@ -92,4 +129,8 @@ export async function registerOpenApi(app: Http): Promise<void> {
 
   // The root of the service is for people who found it: send them to the reference.
   app.get('/', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => reply.redirect('/docs'));
+  // What a browser asks for on its own, on any page of this host.
+  app.get('/favicon.ico', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON_ICO),
+  );
 }

@@ -111,6 +111,9 @@ describe('dashboard over HTTP', () => {
     const foreignToken = other.csrf();
     const forms: Array<[string, Record<string, string>]> = [
       ['/dashboard/sandbox/scenarios', { suffix: '000' }],
+      ['/dashboard/sandbox/payouts', { amount: '1.00', suffix: '000' }],
+      ['/dashboard/customers/new', { platformCustomerId: 'csrf-1' }],
+      ['/dashboard/customers/Customer:x/external-accounts', { accountNumber: '123456000' }],
       ['/dashboard/sandbox/clock/advance', { seconds: '60' }],
       ['/dashboard/sandbox/triggers', { event: 'TEST' }],
       ['/dashboard/sandbox/reset', { confirm: 'reset' }],
@@ -350,6 +353,34 @@ describe('dashboard over HTTP', () => {
     await alpha.get('/dashboard');
     await alpha.post('/dashboard/ledger-check', {});
     assert.match((await alpha.get('/dashboard')).html, /Ledger balanced<\/span>/, 'balanced again once repaired');
+  });
+
+  it('creates customers, their bank accounts and payouts in the sandbox only, never for another platform', async () => {
+    const alpha = await signedIn(server, a.sandbox);
+    await alpha.get('/dashboard/customers');
+    const created = await alpha.post('/dashboard/customers/new', { platformCustomerId: 'form-1', name: 'Form One' });
+    assert.equal(created.status, 303, created.html.slice(0, 300));
+    const customerId = decodeURIComponent(/\/dashboard\/customers\/([^/?]+)$/.exec(created.location ?? '')?.[1] ?? '');
+    const viaApi = await a.api.get(`/customers/${encodeURIComponent(customerId)}`);
+    assert.equal(viaApi.body.fullName, 'Form One', 'the customer the API shows');
+
+    const bCustomer = (await b.api.post('/customers', individual('form-2'))).body.id as string;
+    await alpha.get('/dashboard/customers');
+    const foreign = await alpha.post(`/dashboard/customers/${encodeURIComponent(bCustomer)}/external-accounts`, {
+      accountNumber: '123456000',
+      routingNumber: '021000021',
+      beneficiary: 'Someone',
+    });
+    assert.equal(foreign.status, 404, "alpha cannot add an account to beta's customer");
+
+    const production = await signedIn(server, a.production);
+    await production.get('/dashboard/customers');
+    const refused = await production.post('/dashboard/customers/new', { platformCustomerId: 'form-3' });
+    assert.equal(refused.status, 403, 'production customers come through the API');
+    assert.ok(!(await production.get('/dashboard/customers')).html.includes('Create customer'), 'and no form shows');
+    await production.get('/dashboard');
+    const payout = await production.post('/dashboard/sandbox/payouts', { amount: '1.00', suffix: '000' });
+    assert.equal(payout.status, 403, 'nor a sandbox payout');
   });
 
   it("lists a customer's documents and verifications, what to do when none, never another's", async () => {

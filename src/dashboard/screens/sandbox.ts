@@ -19,6 +19,7 @@ const hide = { schema: { hide: true } };
 
 /** Scenario amounts: 25.00 USD, funded into the platform's account first so every scenario can run. */
 const SCENARIO_AMOUNT = 2500;
+const USD_DECIMALS = CURRENCIES.get('USD')?.decimals ?? 2;
 
 export interface Scenario {
   /** A same-currency transfer out, or a USD → MXN quote executed from the platform's account. */
@@ -95,12 +96,20 @@ function bankAccount(kind: Scenario['kind'], suffix: string) {
   };
 }
 
-/** One scenario's real flow: fund, a new bank account ending in the suffix, the payment, the due jobs. */
-async function runScenario(services: Services, scope: Principal, scenario: Scenario): Promise<string> {
+/**
+ * One scenario's real flow: fund, a new bank account ending in the suffix, the payment, the due jobs.
+ * `amount` (USD cents) is the scenario's own unless the payout form chose one.
+ */
+async function runScenario(
+  services: Services,
+  scope: Principal,
+  scenario: Scenario,
+  amount = SCENARIO_AMOUNT,
+): Promise<string> {
   const { internalAccounts, externalAccounts, transfers, quotes, sandboxClock } = services;
   const [source] = await internalAccounts.listPlatformAccounts(scope, { currency: 'USD' });
   if (!source) throw new AppError('CONFLICT', 'This platform has no USD account; add USD to its currencies first');
-  await internalAccounts.fundSandbox(scope, source.id, SCENARIO_AMOUNT);
+  await internalAccounts.fundSandbox(scope, source.id, amount);
   const account = bankAccount(scenario.kind, scenario.suffix) as Parameters<typeof externalAccounts.create>[1];
   const destination = await externalAccounts.create(scope, account);
   let transactionId: string;
@@ -109,7 +118,7 @@ async function runScenario(services: Services, scope: Principal, scenario: Scena
       source: { sourceType: 'ACCOUNT', accountId: source.id },
       destination: { destinationType: 'ACCOUNT', accountId: destination.id },
       lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: SCENARIO_AMOUNT,
+      lockedCurrencyAmount: amount,
       description: `Dashboard scenario: CLABE ending ${scenario.suffix}`,
     } as Parameters<typeof quotes.create>[1]);
     const executed = await quotes.execute(scope, quote.id);
@@ -119,7 +128,7 @@ async function runScenario(services: Services, scope: Principal, scenario: Scena
     const tx = await transfers.transferOut(scope, {
       source: { accountId: source.id },
       destination: { accountId: destination.id },
-      amount: SCENARIO_AMOUNT,
+      amount,
       description: `Dashboard scenario: account ending ${scenario.suffix}`,
     });
     transactionId = tx.id;
@@ -167,7 +176,11 @@ export function sandboxScreens(app: FastifyInstance, { services, page }: Screens
     await internalAccounts.fundSandbox(req.principal, accountId, amount);
     return done(req, reply, '/dashboard/sandbox', `Funded ${accountId}.`);
   });
+  scenarioActions(app, services);
+}
 
+/** The buttons that run a payment: a scenario from the tables, or a payout of an amount the form names. */
+function scenarioActions(app: FastifyInstance, services: Services): void {
   app.post('/sandbox/scenarios', hide, async (req, reply) => {
     need(req, 'TRANSACT');
     sandboxOnly(req);
@@ -185,5 +198,23 @@ export function sandboxScreens(app: FastifyInstance, { services, page }: Screens
       `/dashboard/transactions/${encodeURIComponent(txId)}`,
       `Scenario ${kind} ${scenario.suffix} ran: ${txId}.`,
     );
+  });
+
+  // A payout of the amount the form names, with the outcome its suffix picks: a scenario of one's own.
+  app.post('/sandbox/payouts', hide, async (req, reply) => {
+    need(req, 'TRANSACT');
+    sandboxOnly(req);
+    const form = fieldsOf(req.body);
+    const transfers = SCENARIOS.filter((s) => s.kind === 'transfer');
+    const suffix = choice(
+      form,
+      'suffix',
+      transfers.map((s) => s.suffix),
+      true,
+    );
+    const scenario = transfers.find((s) => s.suffix === suffix) as Scenario;
+    const amount = minorUnits(form, 'amount', USD_DECIMALS, MAX_SANDBOX_FUND);
+    const txId = await runScenario(services, req.principal, scenario, amount);
+    return done(req, reply, `/dashboard/transactions/${encodeURIComponent(txId)}`, `Payout sent: ${txId}.`);
   });
 }

@@ -27,17 +27,21 @@ function idParam(params: unknown, name: string): string {
   return text(fieldsOf(params), name, true, 200) as string;
 }
 
-/** One payment with its events (each with its attempts), its ledger postings and its quote. */
+/**
+ * One payment with its events (each with its attempts), its ledger postings and its quote, and whether
+ * webhooks have an endpoint now (what a delivery button needs to be worth offering).
+ */
 async function detailOf({ services }: Screens, scope: Principal, id: string) {
-  const { transactions, webhooks, quotes } = services;
+  const { transactions, webhooks, quotes, platformConfig } = services;
   const tx = await transactions.get(scope, id);
   const listed = await webhooks.list(scope, { objectId: tx.id }, { limit: 100, order: 'asc' });
-  const [events, postings, quote] = await Promise.all([
+  const [events, postings, quote, config] = await Promise.all([
     Promise.all(listed.data.map((e) => webhooks.get(scope, e.id))),
     services.overview.postingsOf(scope, tx.id),
     tx.quoteId ? quotes.get(scope, tx.quoteId).catch(() => undefined) : undefined,
+    platformConfig.get(scope),
   ]);
-  return { tx, events, postings, quote };
+  return { tx, events, postings, quote, hasEndpoint: config.webhookEndpoint !== undefined };
 }
 
 /** The list's filters as the form shows them, and the dates as the service takes them. */
@@ -89,7 +93,7 @@ export function transactionScreens(app: FastifyInstance, screens: Screens): void
   app.get('/transactions/:id', hide, async (req, reply) => {
     need(req, 'VIEW');
     const scope = req.principal;
-    const { tx, events, postings, quote } = await detailOf(screens, scope, idParam(req.params, 'id'));
+    const { tx, events, postings, quote, hasEndpoint } = await detailOf(screens, scope, idParam(req.params, 'id'));
     return page(req, reply, 'transaction', {
       title: `Transaction ${tx.id}`,
       nav: 'transactions',
@@ -97,6 +101,7 @@ export function transactionScreens(app: FastifyInstance, screens: Screens): void
       events,
       postings,
       quote,
+      hasEndpoint,
       // What the service accepts: not yet with its rail (PENDING), or held by the production connector.
       operator: operatorEnabled(services) && tx.status === 'PROCESSING' && scope.environment === 'production',
       cancellable:

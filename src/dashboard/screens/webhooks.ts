@@ -42,8 +42,10 @@ export function webhookScreens(app: FastifyInstance, { services, page }: Screens
 
   app.get('/webhooks/events/:id', hide, async (req, reply) => {
     need(req, 'VIEW');
-    const event = await webhooks.get(req.principal, text(fieldsOf(req.params), 'id', true, 200) as string);
-    return page(req, reply, 'event', { title: `Event ${event.id}`, nav: 'webhooks', event });
+    const id = text(fieldsOf(req.params), 'id', true, 200) as string;
+    const [event, config] = await Promise.all([webhooks.get(req.principal, id), platformConfig.get(req.principal)]);
+    const hasEndpoint = config.webhookEndpoint !== undefined;
+    return page(req, reply, 'event', { title: `Event ${event.id}`, nav: 'webhooks', event, hasEndpoint });
   });
 
   app.post('/webhooks/config', hide, async (req, reply) => {
