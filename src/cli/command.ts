@@ -11,6 +11,8 @@ export interface CliOption {
   required?: boolean;
   /** The only values accepted; anything else is a usage error naming them. */
   choices?: readonly string[];
+  /** The server variable this option sets: given, it wins over the environment's (`serve --port` over PORT). */
+  variable?: 'PORT' | 'HOST';
 }
 
 export interface CliInput {
