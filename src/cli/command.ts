@@ -20,7 +20,7 @@ export interface CliInput {
   /** The positional arguments, in the order the entry's `args` names them. */
   args: string[];
   options: Record<string, unknown>;
-  /** A usage error: the message and the command's usage on stderr, exit code 2. */
+  /** A usage error: the message, one line on stderr (no usage dump), exit code 2. */
   fail(message: string): never;
 }
 
