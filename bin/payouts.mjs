@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `payouts` command as installed: it runs the compiled JavaScript in dist/ on plain Node. `npm run build`
-// makes dist/ (`npm install` in the repository and `npm pack` run it). Inside the repository, `npm start`,
-// the tests and the bench run the TypeScript sources through tsx instead, so an edit needs no rebuild.
+// makes dist/ (`npm pack` and `npm publish` run it, as `prepack`: an install of the package runs no script of
+// its own). Inside the repository, `npm start`, the tests and the bench run the TypeScript sources through tsx
+// instead, so an edit needs no rebuild.
 try {
   await import('../dist/main.js');
 } catch (err) {

@@ -1,6 +1,6 @@
 // The `payouts` command: parses the command line against the command table (cli/table.ts) and turns
 // every way a command can end into one exit code and, for an operator's mistake, one line on stderr.
-import { buildProgram, CommanderError, exitCodeOf, type ProgramOutcome } from './cli/program.ts';
+import { buildProgram, CommanderError, exitCodeOf, normalizeArgv, type ProgramOutcome } from './cli/program.ts';
 import { COMMANDS } from './cli/table.ts';
 import type { Config } from './config.ts';
 import { AppError, OperatorError } from './domain/errors.ts';
@@ -21,9 +21,8 @@ async function report(err: unknown, config: Config | undefined): Promise<number>
 }
 
 const outcome: ProgramOutcome = { exitCode: 0 };
-const argv = process.argv.slice(2);
 buildProgram(COMMANDS, VERSION, outcome)
-  .parseAsync(argv.length === 0 ? ['--help'] : argv, { from: 'user' })
+  .parseAsync(normalizeArgv(process.argv.slice(2), COMMANDS), { from: 'user' })
   .then(
     () => {
       if (outcome.exitCode !== undefined) process.exitCode = outcome.exitCode;

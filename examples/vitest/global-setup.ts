@@ -5,7 +5,8 @@ import { startSandbox } from '@payouts-sandbox/server';
 import type { TestProject } from 'vitest/node';
 
 export default async function setup(project: TestProject) {
-  const sandbox = await startSandbox();
+  // A CI that allows named ports only sets WEBHOOK_PORT_BASE: this receiver takes it, the workers' the next ones.
+  const sandbox = await startSandbox({ webhookPort: Number(process.env.WEBHOOK_PORT_BASE || 0) });
   project.provide('sandboxBaseUrl', sandbox.baseUrl);
   project.provide('sandboxCredentials', {
     tokenId: sandbox.credentials.tokenId,

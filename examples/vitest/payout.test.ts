@@ -3,8 +3,11 @@
 import { connectSandbox, type SandboxWorkspace } from '@payouts-sandbox/server';
 import { afterAll, expect, inject, test } from 'vitest';
 
-// Workspaces made through this connection send their webhooks to a receiver in this worker.
-const sandbox = await connectSandbox(inject('sandboxBaseUrl'));
+// Workspaces made through this connection send their webhooks to a receiver in this worker: on a free port,
+// or with WEBHOOK_PORT_BASE set, on that base plus this worker's number (VITEST_POOL_ID, 1 to maxWorkers).
+const base = Number(process.env.WEBHOOK_PORT_BASE || 0);
+const webhookPort = base && base + Number(process.env.VITEST_POOL_ID);
+const sandbox = await connectSandbox(inject('sandboxBaseUrl'), { webhookPort });
 afterAll(() => sandbox.close());
 
 /** One API call with the workspace's credentials: what any HTTP client (or an official SDK) sends. */
@@ -40,7 +43,8 @@ test('a funded customer pays out, and the COMPLETED webhook arrives signed', asy
   const accountId = accounts.data[0].id;
   await api(ws, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 });
 
-  // An account number ending in 000 completes in the sandbox (others fail on purpose: see the README).
+  // The last three digits of the account number pick the sandbox's outcome: 002 to 005 make a payout fail on
+  // purpose, and any suffix the README's sandbox table does not list (000 here) completes.
   const bank = await api(ws, 'POST', '/customers/external-accounts', {
     customerId: customer.id,
     currency: 'USD',

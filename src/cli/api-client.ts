@@ -1,16 +1,26 @@
 // The commands that drive a running sandbox over its HTTP API (trigger, fixtures, logs tail) share this
 // client: one set of options, one way to find the server and the credentials, one way to report a refusal.
+// The credentials: the flags, else the variables, else the file a local server's first start wrote.
 // They read no database and no server configuration, so they work from any folder and against any host.
 import { API_VERSION } from '../http/http.ts';
 import { stringOption, type CliInput, type CliOption } from './command.ts';
 import { OperatorError } from '../domain/errors.ts';
+import { credentialsFilePath, readCredentialsFile } from './credentials-file.ts';
+
+/** A server on this machine (URL host names: IPv6 in brackets). */
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/;
 
 export const API_OPTIONS: readonly CliOption[] = [
   {
     flags: '--url <url>',
     description: 'the running server (default PAYOUTS_URL, else http://127.0.0.1:PORT with PORT 8080 when unset)',
   },
-  { flags: '--token-id <id>', description: 'sandbox token id (default SANDBOX_TOKEN_ID or SANDBOX_CREDENTIALS_FILE)' },
+  {
+    flags: '--token-id <id>',
+    description:
+      'sandbox token id (default SANDBOX_TOKEN_ID or SANDBOX_CREDENTIALS_FILE, else, for a server on this machine, ' +
+      'DATA_DIR/default-platform-credentials.txt)',
+  },
   { flags: '--client-secret <secret>', description: 'its secret (default SANDBOX_CLIENT_SECRET)' },
 ];
 
@@ -83,10 +93,14 @@ export async function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = proc
     if (err instanceof ConfigError) input.fail(err.message);
     throw err;
   }
+  // Last, what a first start on this machine wrote: only for a server on this machine, whose credentials
+  // they are (a remote server never receives the local sandbox's secret).
+  const file = credentialsFilePath(env);
+  if (!credentials && LOOPBACK.test(new URL(server).hostname)) credentials = readCredentialsFile(file);
   if (!credentials) {
     return input.fail(
       'no credentials: pass --token-id and --client-secret, or set SANDBOX_TOKEN_ID and SANDBOX_CLIENT_SECRET ' +
-        '(or SANDBOX_CREDENTIALS_FILE)',
+        `(or SANDBOX_CREDENTIALS_FILE); a local server's first start writes them to ${file}`,
     );
   }
   return makeApiClient(baseUrl, credentials);

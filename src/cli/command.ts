@@ -11,6 +11,8 @@ export interface CliOption {
   required?: boolean;
   /** The only values accepted; anything else is a usage error naming them. */
   choices?: readonly string[];
+  /** The server variable this option sets: given, it wins over the environment's (`serve --port` over PORT). */
+  variable?: 'PORT' | 'HOST';
 }
 
 export interface CliInput {
@@ -18,7 +20,7 @@ export interface CliInput {
   /** The positional arguments, in the order the entry's `args` names them. */
   args: string[];
   options: Record<string, unknown>;
-  /** A usage error: the message and the command's usage on stderr, exit code 2. */
+  /** A usage error: the message, one line on stderr (no usage dump), exit code 2. */
   fail(message: string): never;
 }
 

@@ -1,9 +1,10 @@
 // Turns the command table into a commander program: `--help`/`-h` on the program, on each group and on each
-// command prints that usage and runs nothing; an unknown command or option, a missing argument or a value
-// outside its choices prints the message and the usage on stderr and exits 2.
+// command prints that usage and runs nothing (so do `payouts help [group] [command]`); an unknown command or
+// option, a missing argument or a value outside its choices prints ONE line on stderr, with the closest match
+// when there is one, and exits 2. No usage follows it: forty lines of usage scroll the one that matters away.
 import { Command, CommanderError, Option } from 'commander';
 import type { Config } from '../config.ts';
-import { GROUPS, type CliCommand } from './command.ts';
+import { GROUPS, type CliCommand, type CliOption } from './command.ts';
 import { present } from '../domain/assert.ts';
 
 /** A usage error raised by a command's own checks (exit code 2, like the parser's). */
@@ -16,20 +17,50 @@ export interface ProgramOutcome {
   config?: Config | undefined;
 }
 
+/** `payouts tokens create`: the words that name a command, for a hint that points at its --help. */
+function commandLine(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/**
+ * Commander's message as one line: "unknown option '--prot'\n(Did you mean --port?)" becomes
+ * "payouts: unknown option '--prot' (did you mean --port?)". Without a suggestion, the line says where the
+ * usage is. A command's own usage error (fail(), already 'payouts: …') is left as it is.
+ */
+export function oneLineError(text: string, command: Command): string {
+  if (!text.startsWith('error: ')) return text.endsWith('\n') ? text : `${text}\n`;
+  const [first = '', ...rest] = text.slice('error: '.length).trim().split('\n');
+  const suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(' ').trim())?.[1];
+  const hint = suggestion ? `did you mean ${suggestion}?` : `see \`${commandLine(command)} --help\``;
+  return `payouts: ${first.replace(/\.$/, '')} (${hint})\n`;
+}
+
 function configure(command: Command): Command {
   return command
     .helpOption('-h, --help', 'print this usage and do nothing else')
-    .showHelpAfterError()
     .exitOverride()
     .addHelpCommand(false)
-    .configureOutput({
-      outputError: (text, write) => write(text.replace(/^error: /, 'payouts: ')),
-    });
+    .configureOutput({ outputError: (text, write) => write(oneLineError(text, command)) });
 }
 
 /** The key commander stores an option under: '--platform <id>' → 'platform'. */
 function attributeOf(flags: string): string {
   return new Option(flags).attributeName();
+}
+
+/** The environment with what the options that set a server variable were given (`--port 31085` → PORT). */
+function withOptionVariables(
+  env: NodeJS.ProcessEnv,
+  specs: readonly CliOption[],
+  options: Record<string, unknown>,
+): NodeJS.ProcessEnv {
+  const given = specs.flatMap((spec) => {
+    const value = options[attributeOf(spec.flags)];
+    return spec.variable && typeof value === 'string' ? [[spec.variable, value]] : [];
+  });
+  return given.length === 0 ? env : { ...env, ...Object.fromEntries(given) };
 }
 
 function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome): void {
@@ -59,7 +90,9 @@ function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome)
     let config: Config | undefined;
     if (entry.database !== 'none') {
       const { databaseLabel, loadConfig } = await import('../config.ts');
-      config = loadConfig(process.env, { existingDatabase: entry.database === 'uses' });
+      config = loadConfig(withOptionVariables(process.env, entry.options ?? [], options), {
+        existingDatabase: entry.database === 'uses',
+      });
       outcome.config = config;
       if (entry.writes) process.stderr.write(`payouts: database: ${databaseLabel(config)}\n`);
     }
@@ -78,7 +111,8 @@ function addCommand(parent: Command, entry: CliCommand, outcome: ProgramOutcome)
 export function buildProgram(commands: readonly CliCommand[], version: string, outcome: ProgramOutcome): Command {
   const program = configure(new Command('payouts'))
     .description('A self-hostable payouts service: its server and the operator commands around it')
-    .version(`payouts ${version}`, '-v, --version', 'print the version');
+    .version(`payouts ${version}`, '-V, --version', 'print the version (also `payouts version`)')
+    .helpCommand('help [command...]', 'print the usage of a command or group (the same as COMMAND --help)');
   const groups = new Map<string, Command>();
   for (const entry of commands) {
     const [first, second] = entry.path;
@@ -94,6 +128,23 @@ export function buildProgram(commands: readonly CliCommand[], version: string, o
     addCommand(group, entry, outcome);
   }
   return program;
+}
+
+/**
+ * The spellings people try first, as commander reads them: nothing or `help` → `--help`, `help tokens create`
+ * → `tokens create --help` (also `tokens help create`), `version` or `-v` → `--version`. Commander's own help
+ * command would show only the first word's usage (`help tokens create` → the group's).
+ */
+export function normalizeArgv(argv: readonly string[], commands: readonly CliCommand[]): string[] {
+  const [first, second] = argv;
+  const groups = new Set(commands.flatMap((entry) => (entry.path.length === 2 ? [entry.path[0]] : [])));
+  const known = new Set(commands.map((entry) => entry.path[0]));
+  if (first === undefined) return ['--help'];
+  if (argv.length === 1 && (first === 'version' || first === '-v')) return ['--version'];
+  // `help serv`: the unknown word alone, so that the error names it with the closest match.
+  if (first === 'help') return second === undefined || known.has(second) ? [...argv.slice(1), '--help'] : [second];
+  if (second === 'help' && groups.has(first)) return [first, ...argv.slice(2), '--help'];
+  return [...argv];
 }
 
 /** The exit code for a parser outcome: 0 for --help and --version, 2 for every usage error. */

@@ -64,6 +64,16 @@ export async function createFirstPlatform(
   });
 }
 
+/** The id of the platform the first start of this database made; undefined when none did. */
+export async function firstPlatformId(ctx: Ctx): Promise<string | undefined> {
+  const row = await ctx.store.db
+    .selectFrom('server_settings')
+    .select('value')
+    .where('name', '=', FIRST_PLATFORM)
+    .executeTakeFirst();
+  return row?.value || undefined;
+}
+
 /** `sandbox` fixes the sandbox token's id and secret (preset credentials, new workspaces' are random). */
 export async function insertPlatform(trx: Tx, ctx: Ctx, name: string, sandbox?: Credentials): Promise<CreatedPlatform> {
   const nowMs = wallNowMs(ctx);

@@ -33,6 +33,11 @@ export interface StartSandboxOptions {
   secretKey?: string;
   /** Default 0: a free port. The server listens on 127.0.0.1 only. */
   port?: number;
+  /**
+   * The port of the webhook receiver on 127.0.0.1, for a CI whose firewall allows named ports only.
+   * Default 0: a free one.
+   */
+  webhookPort?: number;
   /** The default workspace's sandbox credentials (embedded database only). Default: generated. */
   credentials?: SandboxCredentials;
   /** The webhook envelope of the default workspace and of new ones (default: the service's, LEGACY). */
@@ -203,7 +208,7 @@ function connection(
  */
 export async function connectSandbox(
   url: string,
-  options: { webhookEnvelope?: WebhookEnvelope } = {},
+  options: { webhookEnvelope?: WebhookEnvelope; webhookPort?: number } = {},
 ): Promise<SandboxConnection> {
   const origin = url
     .trim()
@@ -212,7 +217,7 @@ export async function connectSandbox(
   if (!/^https?:\/\/[^/]+$/.test(origin)) {
     throw new TypeError(`connectSandbox takes the sandbox's base URL, such as http://127.0.0.1:8080/${API_VERSION}`);
   }
-  const receiver = await startWebhookReceiver(systemClock);
+  const receiver = await startWebhookReceiver(systemClock, options.webhookPort);
   return connection(origin, receiver, options.webhookEnvelope, [() => receiver.close()]);
 }
 
@@ -229,7 +234,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     const preset = options.databaseUrl
       ? undefined
       : (options.credentials ?? { tokenId: `Token:${randomUUID()}`, clientSecret: randomBytes(24).toString('hex') });
-    const receiver = await startWebhookReceiver(systemClock);
+    const receiver = await startWebhookReceiver(systemClock, options.webhookPort);
     cleanups.push(() => receiver.close());
     const env = serverEnv(options, dataDir, preset);
     const started =

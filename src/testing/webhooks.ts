@@ -6,6 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../domain/clock.ts';
+import { OperatorError } from '../domain/errors.ts';
 import { checkSignatures, type SignatureCheck, type WebhookPublicKeys } from './signatures.ts';
 
 /** One POST the receiver got, parsed and judged. */
@@ -248,7 +249,11 @@ export async function startWebhookReceiver(clock: Clock, port = 0): Promise<Webh
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // One line naming the port (EADDRINUSE: another receiver has it), which `payouts listen` prints as it is.
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const message = `the webhook receiver cannot listen on 127.0.0.1:${port}: ${err.code ?? err.message}`;
+      reject(new OperatorError(message, { cause: err }));
+    });
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

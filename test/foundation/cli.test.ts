@@ -67,7 +67,7 @@ describe('command line', () => {
     assert.equal((await runCli(['frobnicate'], env)).code, 2);
   });
 
-  it('--help on any command prints its usage and does nothing else; --version; unknown options exit 2', async () => {
+  it('--help on any command prints its usage and runs nothing; --version; an unknown option is one line', async () => {
     const fresh = join(tempDir('help'), 'data');
     const untouched = { ...env, DATA_DIR: fresh, DATABASE_URL: '' };
     for (const args of [
@@ -88,7 +88,11 @@ describe('command line', () => {
     assert.equal((await runCli(['--version'], untouched)).stdout, `payouts ${version}\n`);
     const unknown = await runCli(['tokens', 'create', '--bogus'], env);
     assert.equal(unknown.code, 2, unknown.stderr);
-    assert.match(unknown.stderr, /unknown option '--bogus'[\s\S]*Usage: payouts tokens create/i);
+    assert.equal(
+      unknown.stderr,
+      "payouts: unknown option '--bogus' (see `payouts tokens create --help`)\n",
+      'one line',
+    );
   });
 
   it('lists platforms and tokens, revokes a token (it stops working at once), never shows a secret', async () => {

@@ -1,14 +1,15 @@
 // The first start of an embedded database makes the `default` sandbox platform exactly once, only after the
 // port is bound, and hands its credentials over without putting the secret in a log: on the terminal when
 // stdout is one, otherwise in a 0600 file under DATA_DIR whose path is printed. A server on PostgreSQL
-// never makes one. Real processes, a real pseudo-terminal, real files.
+// never makes one. A later start says where they went and how to make a new pair; the CLI's API commands
+// read the file. Real processes, a real pseudo-terminal, real files.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client, createTestDatabase, engine } from '../helpers/harness.ts';
 import { after, describe, it } from '../helpers/node-test.ts';
-import { runCliOk, spawnServer } from '../helpers/processes.ts';
+import { runCli, runCliOk, spawnServer } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const CREDENTIALS_FILE = 'default-platform-credentials.txt';
@@ -17,9 +18,10 @@ function field(text: string, name: string): string | undefined {
   return new RegExp(`${name}:\\s+(\\S+)`).exec(text)?.[1];
 }
 
-async function platformsIn(dataDir: string, env: Record<string, string> = {}): Promise<string[]> {
+/** The names of the platforms in a data folder (or their ids). */
+async function platformsIn(dataDir: string, env: Record<string, string> = {}, ids = false): Promise<string[]> {
   const listed = await runCliOk(['platforms', 'list', '--json'], { ...process.env, DATA_DIR: dataDir, ...env });
-  return (JSON.parse(listed.stdout) as Array<{ name: string }>).map((p) => p.name);
+  return (JSON.parse(listed.stdout) as Array<{ id: string; name: string }>).map((p) => (ids ? p.id : p.name));
 }
 
 describe('first start, embedded database', () => {
@@ -56,8 +58,28 @@ describe('first start, embedded database', () => {
       await first.stop();
     }
     const second = await spawnServer(env);
-    await second.stop();
-    assert.doesNotMatch(second.stdout(), /credentials/, 'made and announced only on the first start');
+    try {
+      const [platformId] = (await platformsIn(dataDir, { LOG_LEVEL: 'silent' }, true)) as [string];
+      // A later start cannot show the secret again (only its hash is kept): it says where it is, and the fix.
+      assert.ok(second.stdout().includes(`its sandbox credentials are in ${file}`), second.output());
+      assert.ok(
+        second.stdout().includes(`payouts tokens create --platform ${platformId} --env sandbox --name NAME`),
+        second.output(),
+      );
+      assert.doesNotMatch(second.stdout(), /Created platform|clientSecret/, 'made and announced only once');
+      // The commands that call the API find the file where the server wrote it: no flags, no variables.
+      const noCredentials: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+      for (const name of ['SANDBOX_TOKEN_ID', 'SANDBOX_CLIENT_SECRET', 'SANDBOX_CREDENTIALS_FILE', 'PAYOUTS_URL'])
+        delete noCredentials[name];
+      const tail = await runCli(['logs', 'tail', '--no-follow', '--url', second.baseUrl], noCredentials);
+      assert.equal(tail.code, 0, tail.stderr);
+      // Another host never gets this machine's secret: the file is read for a local server only.
+      const remote = await runCli(['logs', 'tail', '--no-follow', '--url', 'http://192.0.2.1:8080'], noCredentials);
+      assert.equal(remote.code, 2, remote.stderr);
+      assert.match(remote.stderr, /no credentials/);
+    } finally {
+      await second.stop();
+    }
     assert.deepEqual(await platformsIn(dataDir), ['default'], 'one platform');
   });
 
@@ -75,6 +97,13 @@ describe('first start, embedded database', () => {
     } finally {
       await server.stop();
     }
+    const again = await spawnServer({ DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' });
+    await waitFor(
+      () => again.output().includes('payouts service ready'),
+      'the later start to finish its first-start step',
+    );
+    await again.stop();
+    assert.match(again.stdout(), /its sandbox credentials were shown at its first start\. A new pair: `payouts tokens/);
   });
 
   it('two servers starting at once on one empty data folder make one platform and announce it once', async () => {

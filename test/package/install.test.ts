@@ -1,10 +1,13 @@
 // The package as a developer gets it: `npm pack` builds dist/ and makes the tarball; the tarball installs
-// into an empty folder (better-sqlite3 from the registry); `npx payouts serve` starts the sandbox on plain
-// Node, with no tsx and no TypeScript source in the package; its library entry imports with its types.
+// into an empty folder (better-sqlite3 from the registry) on Node 20 with `--engine-strict`, with no engine
+// warning and no install script of its own; `npx payouts serve` starts the sandbox on plain Node, with no tsx
+// and no TypeScript source in the package; its library entry imports with its types, and the Vitest example
+// type-checks against those types (skipLibCheck off) and runs, in the walkthrough's own folder.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { client, engine } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { freePort, runCommand, runScript, STOP_JOBS_WITH_SCRIPT, spawnServer } from '../helpers/processes.ts';
@@ -33,6 +36,12 @@ const skip =
     : engine === 'postgres'
       ? 'the packed package runs its own embedded database: tested once, in the SQLite run'
       : false;
+
+/** The version of a package this repository's install holds. */
+function installedVersion(name: string): string {
+  const file = new URL(`../../node_modules/${name}/package.json`, import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 function ok(result: { code: number; stdout: string; stderr: string }, what: string): string {
   assert.equal(result.code, 0, `${what} failed\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
@@ -134,8 +143,9 @@ describe('the packed package', { skip }, () => {
       const port = await freePort();
       const script = walkthroughScript(join(root, filename), port);
       // PORT is what `npx payouts serve` listens on and where the other commands look for it by default.
+      // Strict about engines, as a careful CI is: a dependency that wants a newer Node fails the install step.
       const ran = await runScript(script, {
-        env: { ...env, PORT: String(port) },
+        env: { ...env, PORT: String(port), npm_config_engine_strict: 'true' },
         cwd: root,
         timeoutMs: NPM_TIMEOUT_MS,
       });
@@ -188,6 +198,16 @@ describe('the packed package', { skip }, () => {
     assert.equal(counts.length, 3, step('snapshots'));
     assert.ok((counts[0] ?? 0) > 0, 'customers before the reset');
     assert.deepEqual(counts, [counts[0], 0, counts[0]], 'none after the reset, all back after the restore');
+  });
+
+  it('installs with --engine-strict (Node 20 here): no engine warning, no install script of its own', () => {
+    const install = step('install');
+    assert.doesNotMatch(install, /EBADENGINE|Unsupported engine/, `every dependency supports Node 20:\n${install}`);
+    const installed = join(app, 'node_modules', ...PACKAGE.name.split('/'), 'package.json');
+    const { scripts = {} } = JSON.parse(readFileSync(installed, 'utf8')) as { scripts?: Record<string, string> };
+    const lifecycle = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => name in scripts);
+    assert.deepEqual(lifecycle, [], 'the packed package.json declares no script an install runs');
+    assert.ok(!install.includes(`${PACKAGE.name}@`), `npm names no install script of ours:\n${install}`);
   });
 
   it('holds compiled JavaScript with declarations, and no TypeScript source', () => {
@@ -247,5 +267,36 @@ describe('the packed package', { skip }, () => {
     const script = `import('${PACKAGE.name}').then((m) => console.log(typeof m.createApp, typeof m.loadConfig))`;
     const result = await runCommand(process.execPath, ['-e', script], { env, cwd: app, timeoutMs: 30_000 });
     assert.equal(ok(result, 'import the package').trim(), 'function function', 'createApp and loadConfig exported');
+  });
+
+  // Last: it makes the walkthrough's folder an ES module package, as the testing page says to.
+  it('the Vitest example type-checks (skipLibCheck off) and runs in the walkthrough folder', async () => {
+    const example = fileURLToPath(new URL('../../examples/vitest/', import.meta.url));
+    const tsconfig = JSON.parse(readFileSync(join(example, 'tsconfig.json'), 'utf8'));
+    assert.equal(tsconfig.compilerOptions.skipLibCheck, false, "the example checks the package's declarations");
+    // Its sources and tsconfig.json (not package.json: the folder has its own; nor Vite's cache of a run here).
+    for (const file of readdirSync(example).filter((f) => f.endsWith('.ts') || f === 'tsconfig.json'))
+      copyFileSync(join(example, file), join(app, file));
+    ok(await runCommand('npm', ['pkg', 'set', 'type=module'], { env, cwd: app }), 'npm pkg set type=module');
+    // The example's tools, at the versions this repository's install holds (npm's cache has them).
+    const { devDependencies } = JSON.parse(readFileSync(join(example, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    const tools = Object.keys(devDependencies)
+      .filter((name) => name !== PACKAGE.name)
+      .map((name) => `${name}@${installedVersion(name)}`);
+    const args = ['install', '--no-audit', '--no-fund', '--engine-strict', '--save-dev', ...tools];
+    const installed = await runCommand('npm', args, { env, cwd: app, timeoutMs: NPM_TIMEOUT_MS });
+    ok(installed, 'npm install (the example)');
+    assert.doesNotMatch(installed.stderr, /EBADENGINE/, installed.stderr);
+    ok(await runCommand('npx', ['--no-install', 'tsc'], { env, cwd: app, timeoutMs: 120_000 }), 'tsc (the example)');
+    const run = await runCommand('npx', ['--no-install', 'vitest', 'run'], {
+      env: { ...env, CI: 'true', NO_COLOR: '1' },
+      cwd: app,
+      timeoutMs: 180_000,
+    });
+    const output = ok(run, 'vitest run (the example)') + run.stderr;
+    assert.match(output, /Tests\s+2 passed/, output);
+    assert.doesNotMatch(output, /CommonJS|configLoader/, `no warning about ESM in a CommonJS package:\n${output}`);
   });
 });

@@ -91,7 +91,8 @@ describe('payouts logs tail', () => {
   });
 
   it('refuses to run without credentials, and says so when no server answers', async () => {
-    const bare = await runCli(['logs', 'tail', '--no-follow', '--url', server.baseUrl], ENV);
+    // The server's folder holds no credentials file to fall back on: its credentials were preset.
+    const bare = await runCli(['logs', 'tail', '--no-follow', '--url', server.baseUrl], { ...ENV, DATA_DIR: dataDir });
     assert.equal(bare.code, 2, bare.stderr);
     assert.match(bare.stderr, /no credentials/, 'names what is missing');
     const wrong = await runCli(

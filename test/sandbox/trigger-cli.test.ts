@@ -116,7 +116,7 @@ describe('payouts trigger', () => {
     assert.equal(unknown.code, 2, unknown.stderr);
     assert.match(unknown.stderr, /unknown event "OUTGOING_PAYMENT\.LOST"; one of: /, unknown.stderr);
     for (const event of TRIGGER_EVENTS) assert.ok(unknown.stderr.includes(event), `the usage error lists ${event}`);
-    assert.match(unknown.stderr, /Usage: payouts trigger/, 'with the usage');
+    assert.doesNotMatch(unknown.stderr, /Usage:/, 'one line: no usage dump scrolls it away');
 
     const badUrl = await runCli(['trigger', 'TEST', '--url', 'ftp://127.0.0.1'], env);
     assert.equal(badUrl.code, 2, badUrl.stderr);

@@ -16,6 +16,7 @@ import {
 } from '../../src/index.ts';
 import { client, createTestDatabase, engine, type TestDatabase } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
+import { freePort } from '../helpers/processes.ts';
 import { externalAccount, fundedCustomer } from '../money/fixtures.ts';
 
 /** The workspace as the suite's fixtures take it: a client of the API with its credentials. */
@@ -197,6 +198,34 @@ for (const mode of ['in-process', 'child-process'] as const) {
     });
   });
 }
+
+describe(`startSandbox webhook port (${engine})`, () => {
+  it('puts the webhook receiver on the port it is given, for startSandbox and connectSandbox alike', async () => {
+    const { options, database } = await onEngine({});
+    const [port, workerPort] = [await freePort(), await freePort()];
+    const sandbox = await startSandbox({ ...options, webhookPort: port });
+    try {
+      assert.equal(new URL(sandbox.webhooks.url).port, String(port), sandbox.webhooks.url);
+      assert.equal((await sandbox.webhooks.waitFor('TEST')).verified, true, 'the TEST webhook arrived on that port');
+      const elsewhere = await connectSandbox(sandbox.baseUrl, { webhookPort: workerPort });
+      try {
+        const ws = await elsewhere.newWorkspace();
+        assert.equal(new URL(ws.webhooks.url).port, String(workerPort), ws.webhooks.url);
+        assert.equal((await ws.webhooks.waitFor('TEST')).verified, true, "and on the connection's");
+      } finally {
+        await elsewhere.close();
+      }
+      await assert.rejects(
+        connectSandbox(sandbox.baseUrl, { webhookPort: port }),
+        new RegExp(`the webhook receiver cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`),
+        'a port in use is named',
+      );
+    } finally {
+      await sandbox.close();
+      await database?.drop();
+    }
+  });
+});
 
 describe(`startSandbox close (${engine})`, () => {
   it('removes its temporary folder, frees both ports, and may be called twice', async () => {

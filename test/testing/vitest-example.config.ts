@@ -6,5 +6,7 @@ import example from '../../examples/vitest/vitest.config.ts';
 
 export default mergeConfig(example, {
   root: fileURLToPath(new URL('../../examples/vitest/', import.meta.url)),
+  // Vite's cache stays in this repository's node_modules, not in a node_modules of its own under examples/.
+  cacheDir: fileURLToPath(new URL('../../node_modules/.vite', import.meta.url)),
   resolve: { alias: { '@payouts-sandbox/server': fileURLToPath(new URL('../../src/index.ts', import.meta.url)) } },
 });

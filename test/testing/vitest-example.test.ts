@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engine } from '../helpers/harness.ts';
 import { describe, it } from '../helpers/node-test.ts';
-import { runCommand } from '../helpers/processes.ts';
+import { freePort, runCommand } from '../helpers/processes.ts';
 
 const VITEST = join('node_modules', 'vitest', 'vitest.mjs');
 const CONFIG = join('test', 'testing', 'vitest-example.config.ts');
@@ -29,7 +29,8 @@ describe('the Vitest example', { skip }, () => {
       const result = await runCommand(
         process.execPath,
         [VITEST, 'run', '--config', CONFIG, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
-        { env: { ...process.env, CI: 'true' }, label: 'vitest run (examples/vitest)' },
+        // Named webhook ports, as a CI with a port allow-list runs it: the sandbox's, then one per worker.
+        { env: { ...process.env, CI: 'true', WEBHOOK_PORT_BASE: String(await freePort()) }, label: 'vitest run' },
       );
       const output = `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
       assert.equal(result.code, 0, `vitest exited ${result.code}\n${output}`);

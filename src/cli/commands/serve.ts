@@ -11,7 +11,19 @@ export interface ServeReady {
 
 export const serveCommand: CliCommand = {
   path: ['serve'],
-  summary: 'start the HTTP server (PORT, HOST, DATA_DIR, DATABASE_URL); SIGTERM/SIGINT stop it gracefully',
+  summary: 'start the HTTP server (--port or PORT, --host or HOST, DATA_DIR, DATABASE_URL); SIGTERM/SIGINT stop it',
+  options: [
+    {
+      flags: '--port <port>',
+      description: 'the port to listen on, 0 for a free one (default PORT, else 8080)',
+      variable: 'PORT',
+    },
+    {
+      flags: '--host <host>',
+      description: 'the interface to listen on (default HOST, else 127.0.0.1; 0.0.0.0 with DATABASE_URL)',
+      variable: 'HOST',
+    },
+  ],
   database: 'creates',
   writes: false,
   async run({ config }) {
