@@ -70,9 +70,8 @@ describe('kill -9 between submit and record', () => {
     return ((await res.json()) as { payouts: { id: string; received: number; status: string }[] }).payouts;
   };
 
-  it('leaves exactly one payout at the rail, and the payment completes once', { timeout: 240_000 }, async () => {
-    const first = await spawnServer(env);
-    servers.push(first);
+  /** A production platform with a customer whose USD account a pull through the adapter funded. */
+  async function fundedCustomer(first: ServerProcess) {
     const created = JSON.parse(
       (await runCliOk(['platforms', 'create', '--name', 'crash', '--json'], { ...process.env, ...env })).stdout,
     );
@@ -104,6 +103,14 @@ describe('kill -9 between submit and record', () => {
       100,
     );
 
+    return { created, api, customer, usd, bank };
+  }
+
+  it('leaves exactly one payout at the rail, and the payment completes once', { timeout: 240_000 }, async () => {
+    const first = await spawnServer(env);
+    servers.push(first);
+    const { created, api, customer, usd, bank } = await fundedCustomer(first);
+
     const out = await api.post('/transfer-out', {
       source: { accountId: usd },
       destination: { accountId: bank.body.id },
@@ -129,10 +136,10 @@ describe('kill -9 between submit and record', () => {
 
     const second = await spawnServer(env);
     servers.push(second);
-    const after = client(second.baseUrl, created.production);
+    const restarted = client(second.baseUrl, created.production);
     // The submit's lease runs out (60 s), the job runs again: the same id, so the adapter's payout, answered.
     await waitFor(
-      async () => (await after.get(`/transactions/${out.body.id}`)).body.status === 'COMPLETED',
+      async () => (await restarted.get(`/transactions/${out.body.id}`)).body.status === 'COMPLETED',
       'the payout completes',
       150_000,
       250,
@@ -143,8 +150,8 @@ describe('kill -9 between submit and record', () => {
       (mine[0]?.received ?? 0) >= 2,
       `submitted again after the crash, with the same id (${mine[0]?.received})`,
     );
-    const balance = (await after.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).body
-      .data[0].balance.amount;
+    const balance = (await restarted.get(`/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`))
+      .body.data[0].balance.amount;
     assert.equal(balance, 5_000 - 1_200, 'debited once');
     const verify = await runCliOk(['ledger', 'verify'], { ...process.env, ...env });
     assert.match(verify.stdout, /ledger ok/);

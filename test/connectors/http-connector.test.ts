@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { signedHeaders } from '../../src/rails/http/signing.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { useServer, type TestPlatform } from '../helpers/harness.ts';
-import { freePort, spawnDaemon, type Daemon } from '../helpers/processes.ts';
+import { freePort, runCli, spawnDaemon, type Daemon } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { eventTypes } from '../money/fixtures.ts';
@@ -213,6 +213,17 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
     assert.equal(bad.status, 400);
   });
 
+  /** `payouts connectors check` on the server's database, with its connectors file. */
+  const check = () =>
+    runCli(['connectors', 'check'], {
+      ...process.env,
+      DATA_DIR: server.config.dataDir,
+      DATABASE_URL: server.config.databaseUrl ?? '',
+      SECRET_KEY: server.config.secretKey.toString('hex'),
+      CONNECTORS_FILE: file,
+      ACME_SECRET: SECRET,
+    });
+
   it('serves the adapter protocol as an OpenAPI document', async () => {
     const res = await fetch(`${server.baseUrl}/connectors/openapi.json`);
     assert.equal(res.status, 200);
@@ -234,9 +245,16 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
         (a) => a.transactionId === out.body.id,
       );
     await waitFor(waiting, 'the payment on the attention list', 30_000, 100);
+    const down = await check();
+    assert.equal(down.code, 1, down.stdout + down.stderr);
+    assert.match(down.stdout, /^acme \(http, http:\/\/127\.0\.0\.1:\d+\): NOT reachable/m, 'the check says so');
     assert.equal((await transaction(out.body.id)).status, 'PROCESSING', 'not failed by guesswork');
     await startAdapter();
     await settled(out.body.id, 'COMPLETED', 45_000);
     assert.equal(await waiting(), false, 'off the list once the rail answered');
+    const up = await check();
+    assert.equal(up.code, 0, up.stdout + up.stderr);
+    assert.match(up.stdout, /^acme \(http, .*\): reachable$/m);
+    assert.match(up.stdout, /^route USD -> acme$/m);
   });
 });

@@ -55,4 +55,23 @@ export const operationCommands: CliCommand[] = [
       return 0;
     },
   },
+  {
+    path: ['connectors', 'check'],
+    summary: "check CONNECTORS_FILE and whether each connector's adapter answers; exits 1 when one does not",
+    database: 'uses',
+    writes: false,
+    async run({ config }) {
+      const health = await withServices(config, ({ services }) => services.connectors.check());
+      if (health.length === 0) process.stdout.write('no connectors: every production payment waits for an operator\n');
+      for (const c of health)
+        process.stdout.write(
+          `${c.name} (${c.type}, ${c.url}): ${c.reachable ? 'reachable' : `NOT reachable: ${c.error}`}\n`,
+        );
+      for (const route of config.connectors.routes)
+        process.stdout.write(
+          `route ${route.currency}${route.platform ? ` ${route.platform}` : ''} -> ${route.connector}\n`,
+        );
+      return health.every((c) => c.reachable) ? 0 : 1;
+    },
+  },
 ];
