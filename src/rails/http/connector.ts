@@ -139,7 +139,7 @@ export function makeHttpConnector(config: HttpConnectorConfig, nowMs: () => numb
       return judge(answer, 'the poll');
     },
     async cancel(instruction) {
-      const answer = await call('POST', `/payouts/${encodeURIComponent(instruction.id)}/cancel`, {});
+      const answer = await call('POST', `/payouts/${encodeURIComponent(instruction.id)}/cancel`, undefined);
       return judge(answer, 'the cancel');
     },
     verifyCallback(callback: InboundCallback, now: number) {

@@ -76,7 +76,10 @@ export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Regi
     attention: (limit) =>
       ctx.store.db
         .selectFrom('rail_payments')
-        .selectAll()
+        // Still waiting: one an operator settled or failed meanwhile has left the list.
+        .innerJoin('transactions', 'transactions.id', 'rail_payments.transaction_id')
+        .selectAll('rail_payments')
+        .where('transactions.status', '=', 'PROCESSING')
         .where('attention', 'is not', null)
         .where('state', '!=', 'DONE')
         .orderBy('attention_since')

@@ -36,6 +36,8 @@ export function makeConnectorMetrics(store: Store, registry: Registry): Connecto
     async collect() {
       const rows = await store.db
         .selectFrom('rail_payments')
+        .innerJoin('transactions', 'transactions.id', 'rail_payments.transaction_id')
+        .where('transactions.status', '=', 'PROCESSING')
         .select([
           'connector',
           (eb) => eb.fn.count<bigint | number>('attention').as('waiting'),
