@@ -15,7 +15,7 @@ import {
   type HttpConnectorSettings,
   type SecretReference,
 } from './domain/connector-routes.ts';
-import { secretKey as hmacKeyOf } from './rails/http/signing.ts';
+import { hmacKeyOf } from './rails/http/signing.ts';
 import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
 import { sqlitePath } from './store/paths.ts';

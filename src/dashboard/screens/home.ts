@@ -8,33 +8,17 @@ import { volumeChart } from '../chart.ts';
 import { done, need, type Screens } from '../render.ts';
 
 const CHART_DAYS = 14;
-/**
- * A ledger of up to this many entries is checked again when Home loads and money may have moved since
- * its last check: tens of milliseconds (ledger/checks.ts measured 0.7-0.9 s for 200,000 entries), where
- * a bigger one keeps the worker's periodic check and says that it may be behind.
- */
-const RECHECK_ON_LOAD_ENTRIES = 10_000;
-/** A check older than this may be behind even without a newer payment (a sandbox funding, say). */
-const RECHECK_AFTER_MS = 60_000;
+/** A check older than this may be behind the payments made since (the worker checks on its own period). */
+const BEHIND_AFTER_MS = 60_000;
 
 /**
- * The last ledger check, brought up to date on the way for a small ledger, and whether the one shown may
- * predate the latest payment: a payment changed after it was made (both on the scope's clock).
+ * The last ledger check, read as it is: checking on the way would read the platform's whole ledger in the
+ * page's request (test/foundation/history-reads.test.ts). The dashboard's own payments bring a small
+ * ledger's check up to date as they are made (sandbox.ts); an older check says it may be behind.
  */
 async function currentLedgerCheck(services: Services, overview: OverviewService, scope: Principal) {
-  const [last, latest] = await Promise.all([
-    overview.lastLedgerCheck(scope),
-    services.transactions.list(scope, {}, { limit: 1, order: 'desc' }),
-  ]);
-  const changedAtMs = latest.data[0] ? Date.parse(latest.data[0].updatedAt) : 0;
-  const behind = (check: typeof last) =>
-    !check ||
-    changedAtMs > check.checkedAtMs + (scope.clockOffsetMs ?? 0) ||
-    services.clocks.wallNowMs() - check.checkedAtMs > RECHECK_AFTER_MS;
-  if (!behind(last)) return { check: last, behind: false };
-  if (last && last.entries > RECHECK_ON_LOAD_ENTRIES) return { check: last, behind: true };
-  const fresh = (await overview.checkLedgerNow(scope)) ?? last;
-  return { check: fresh, behind: fresh === last };
+  const check = await overview.lastLedgerCheck(scope);
+  return { check, behind: !check || services.clocks.wallNowMs() - check.checkedAtMs > BEHIND_AFTER_MS };
 }
 
 export function homeScreen(app: FastifyInstance, { services, page }: Screens): void {

@@ -8,7 +8,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 export const TOLERANCE_SECONDS = 300;
 
 /** The HMAC key a `whsec_<base64>` secret stands for; undefined when the secret is not of that form. */
-export function secretKey(secret: string): Buffer | undefined {
+export function hmacKeyOf(secret: string): Buffer | undefined {
   const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
   if (!match?.[1]) return undefined;
   const key = Buffer.from(match[1], 'base64');
