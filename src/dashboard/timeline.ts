@@ -2,7 +2,7 @@
 // was routed, the submission, every rail event received for it, the attention list), in time order.
 import { MANUAL_CONNECTOR } from '../domain/connector-routes.ts';
 import type { RailHistory } from '../services/connectors/views.ts';
-import { tone } from './format.ts';
+import { tone, utc } from './format.ts';
 
 export interface TimelineEntry {
   /** Where it goes in the list (ms). */
@@ -69,7 +69,7 @@ function railEntries(rail: RailHistory, processingAtMs: number, stillProcessing:
       `${e.connector} ${via(e.message_id)}`,
       e.failure_reason ?? undefined,
       RESULT[e.result] ?? e.result,
-      `occurred ${new Date(Number(e.occurred_at)).toISOString()}`,
+      `occurred ${utc(Number(e.occurred_at))}`,
     ];
     entries.push({
       atMs: receivedAt,
