@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -49,12 +50,26 @@ describe(`the dashboard's connectors screen and rail timeline (${engine})`, () =
   let customerId: string;
   let dash: DashboardClient;
   let paid: string;
+  // `slow`, for EUR: a port that takes connections and never answers, so its health check would wait a minute.
+  const held = new Set<Socket>();
+  let silent: Server | undefined;
 
   before(async () => {
     adapterPort = await freePort();
+    silent = createServer((socket) => held.add(socket));
+    await new Promise<void>((resolve) => silent?.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as { port: number }).port;
     const acme = { type: 'http', url: `http://127.0.0.1:${adapterPort}`, secret: { env: 'ACME_SECRET' } };
-    const routes = [{ currency: 'USD', connector: 'acme' }];
-    writeFileSync(file, JSON.stringify({ connectors: { acme: { ...acme, pollIntervalMs: 500 } }, routes }));
+    const slow = { ...acme, url: `http://127.0.0.1:${silentPort}`, timeoutMs: 60_000 };
+    const routes = [
+      { currency: 'USD', connector: 'acme' },
+      { currency: 'EUR', connector: 'slow' },
+    ];
+    writeFileSync(file, JSON.stringify({ connectors: { acme: { ...acme, pollIntervalMs: 500 }, slow }, routes }));
+  });
+  after(() => {
+    for (const socket of held) socket.destroy();
+    silent?.close();
   });
   const server = useServer({ CONNECTORS_FILE: file, ACME_SECRET: SECRET, OPERATOR_TOKEN: OPERATOR, JOB_POLL_MS: '50' });
 
@@ -145,13 +160,18 @@ describe(`the dashboard's connectors screen and rail timeline (${engine})`, () =
     const unknown = await callback({ id: ghost, status: 'COMPLETED', occurredAt: new Date().toISOString() });
     assert.equal(unknown.status, 202, await unknown.text());
 
+    const started = Date.now();
     const html = await connectorsPage();
+    const tookMs = Date.now() - started;
+    assert.ok(tookMs < 10_000, `the page does not wait out the silent connector's minute (${tookMs} ms)`);
     assert.match(html, /<a href="\/dashboard\/connectors" aria-current="page">Connectors<\/a>/, 'in the navigation');
     assert.match(section(html, 'routes'), /USD any acme/);
     assert.match(section(html, 'routes'), /any other any manual/);
     const health = section(html, 'health');
     assert.match(health, /acme reachable/);
     assert.ok(health.includes(`http://127.0.0.1:${adapterPort}`), health);
+    assert.match(health, /slow NOT reachable .*Error no answer within 2000 ms/, 'the silent one, cut short');
+    assert.match(section(html, 'routes'), /EUR any slow/);
     // Submitted, completed, failed, returned, waiting, needs attention.
     assert.match(section(html, 'counts'), /acme 2 2 0 0 0 0/);
     const events = section(html, 'rail-events');

@@ -6,16 +6,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MANUAL_CONNECTOR, type ConnectorRoute } from '../../domain/connector-routes.ts';
 import { AppError } from '../../domain/errors.ts';
 import { FAILURE_REASONS } from '../../domain/failure-reasons.ts';
-import type { ConnectorHealth } from '../../services/connectors/index.ts';
 import { attentionOf, countsOf, recentEventsOf } from '../../services/connectors/views.ts';
 import { settleMany, summarize, type SettlementLine } from '../../services/settlement.ts';
-import type { Services } from '../../services/index.ts';
 import { choice, type Fields, fieldsOf } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 import { operatorEnabled, requireOperator } from '../operator.ts';
 
 const hide = { schema: { hide: true } };
-/** The page waits this long for the health checks, then shows the ones that did not answer as such. */
+/** The page waits this long for each health check, then shows a connector that has not answered as such. */
 export const HEALTH_WAIT_MS = 2_000;
 const ATTENTION_ROWS = 100;
 const EVENT_ROWS = 50;
@@ -33,25 +31,6 @@ function routesFor(routes: readonly ConnectorRoute[], platformId: string) {
       ...r,
       shadowed: r.platform === undefined && routes.some((o) => o.currency === r.currency && o.platform === platformId),
     }));
-}
-
-/** Each connector's health check, or "no answer" for all of them once HEALTH_WAIT_MS has passed. */
-async function healthOf(services: Services, names: readonly string[]): Promise<Map<string, ConnectorHealth>> {
-  const configured = services.ctx.config.connectors.byName;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, HEALTH_WAIT_MS, undefined);
-  });
-  const checked = await Promise.race([services.connectors.check(), late]).finally(() => clearTimeout(timer));
-  const byName = new Map((checked ?? []).map((h) => [h.name, h]));
-  for (const name of names) {
-    const c = configured[name];
-    if (!byName.has(name) && c) {
-      const error = `no answer to GET /healthz within ${HEALTH_WAIT_MS / 1000} s`;
-      byName.set(name, { name, type: 'http', url: c.url, reachable: false, error });
-    }
-  }
-  return byName;
 }
 
 /** The ids the operator ticked: at least one, each a sane length. */
@@ -88,7 +67,7 @@ export function connectorScreens(app: FastifyInstance, { services, page }: Scree
     const routes = routesFor(connectors.routes, scope.platformId);
     const names = [...new Set(routes.map((r) => r.connector))].filter((n) => n !== MANUAL_CONNECTOR);
     const [health, attention, events, counts] = await Promise.all([
-      healthOf(services, names),
+      services.connectors.check(HEALTH_WAIT_MS),
       attentionOf(services.ctx, scope, ATTENTION_ROWS),
       recentEventsOf(services.ctx, scope, names, EVENT_ROWS),
       countsOf(services.ctx, scope),
@@ -97,7 +76,11 @@ export function connectorScreens(app: FastifyInstance, { services, page }: Scree
       title: 'Connectors',
       nav: 'connectors',
       routes,
-      connectors: names.map((name) => ({ ...connectors.byName[name], name, health: health.get(name) })),
+      connectors: names.map((name) => ({
+        ...connectors.byName[name],
+        name,
+        health: health.find((h) => h.name === name),
+      })),
       attention,
       events,
       counts,

@@ -32,8 +32,11 @@ export interface ConnectorService {
   attention(limit: number): Promise<RailPaymentsTable[]>;
   /** The latest rail events, newest first, applied or not. */
   recentEvents(limit: number): Promise<RailEventsTable[]>;
-  /** Whether each connector answers its health check (GET {url}/healthz). */
-  check(): Promise<ConnectorHealth[]>;
+  /**
+   * Whether each connector answers its health check (GET {url}/healthz), waiting for each at most its
+   * time-out, or `waitMs` when that is shorter (a page that must not hang on a connector that does not answer).
+   */
+  check(waitMs?: number): Promise<ConnectorHealth[]>;
 }
 
 export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Registry): ConnectorService {
@@ -87,17 +90,19 @@ export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Regi
         .execute(),
     recentEvents: (limit) =>
       ctx.store.db.selectFrom('rail_events').selectAll().orderBy('received_at', 'desc').limit(limit).execute(),
-    async check() {
+    async check(waitMs) {
       return Promise.all(
         Object.values(configured).map(async (c): Promise<ConnectorHealth> => {
+          const wait = Math.min(c.timeoutMs, waitMs ?? c.timeoutMs);
           try {
-            const res = await fetch(`${c.url}/healthz`, { signal: AbortSignal.timeout(c.timeoutMs) });
+            const res = await fetch(`${c.url}/healthz`, { signal: AbortSignal.timeout(wait) });
             await res.body?.cancel();
             return res.ok
               ? { name: c.name, type: 'http', url: c.url, reachable: true }
               : { name: c.name, type: 'http', url: c.url, reachable: false, error: `answered ${res.status}` };
           } catch (err) {
-            const error = err instanceof Error ? err.message : String(err);
+            const late = err instanceof Error && err.name === 'TimeoutError';
+            const error = late ? `no answer within ${wait} ms` : err instanceof Error ? err.message : String(err);
             return { name: c.name, type: 'http', url: c.url, reachable: false, error };
           }
         }),
