@@ -9,16 +9,10 @@ import type { RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { type Ctx, wallNowMs } from '../../context.ts';
 import { pollJob, submitJob, type CallDeps } from './calls.ts';
 import { takeRailEvent, type TakenEvent } from './events.ts';
+import { checkHealth, type ConnectorHealth } from './health.ts';
 import { makeConnectorMetrics } from './metrics.ts';
 
-export interface ConnectorHealth {
-  name: string;
-  type: 'http';
-  url: string;
-  reachable: boolean;
-  /** Why it is not, when it is not. */
-  error?: string;
-}
+export type { ConnectorHealth } from './health.ts';
 
 export interface ConnectorService {
   /** The connectors CONNECTORS_FILE names (the built-in `manual` and `sandbox` are not listed). */
@@ -90,23 +84,6 @@ export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Regi
         .execute(),
     recentEvents: (limit) =>
       ctx.store.db.selectFrom('rail_events').selectAll().orderBy('received_at', 'desc').limit(limit).execute(),
-    async check(waitMs) {
-      return Promise.all(
-        Object.values(configured).map(async (c): Promise<ConnectorHealth> => {
-          const wait = Math.min(c.timeoutMs, waitMs ?? c.timeoutMs);
-          try {
-            const res = await fetch(`${c.url}/healthz`, { signal: AbortSignal.timeout(wait) });
-            await res.body?.cancel();
-            return res.ok
-              ? { name: c.name, type: 'http', url: c.url, reachable: true }
-              : { name: c.name, type: 'http', url: c.url, reachable: false, error: `answered ${res.status}` };
-          } catch (err) {
-            const late = err instanceof Error && err.name === 'TimeoutError';
-            const error = late ? `no answer within ${wait} ms` : err instanceof Error ? err.message : String(err);
-            return { name: c.name, type: 'http', url: c.url, reachable: false, error };
-          }
-        }),
-      );
-    },
+    check: (waitMs) => checkHealth(Object.values(configured), waitMs),
   };
 }
