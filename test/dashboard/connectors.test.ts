@@ -285,6 +285,10 @@ describe(`the dashboard's connectors screen and rail timeline (${engine})`, () =
       assert.ok(overflow <= 0, `the page fits the window (${overflow} px too wide)`);
       const shot = process.env.DASHBOARD_SCREENSHOT === '1' || !existsSync(DOCS_SHOT) ? DOCS_SHOT : undefined;
       if (shot) await page.screenshot({ path: shot, fullPage: true });
+      // On a phone the tables scroll inside their cards; the page itself stays as wide as the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const narrow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(narrow <= 0, `the page fits a phone (${narrow} px too wide)`);
     } finally {
       await browser.close();
     }
