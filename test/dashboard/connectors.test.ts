@@ -172,6 +172,7 @@ describe(`the dashboard's connectors screen and rail timeline (${engine})`, () =
     assert.ok(health.includes(`http://127.0.0.1:${adapterPort}`), health);
     assert.match(health, /slow NOT reachable .*Error no answer within 2000 ms/, 'the silent one, cut short');
     assert.match(section(html, 'routes'), /EUR any slow/);
+    assert.ok(!html.includes(KEY.toString('base64')) && !html.includes(KEY.toString('hex')), 'no secret on the page');
     // Submitted, completed, failed, returned, waiting, needs attention.
     assert.match(section(html, 'counts'), /acme 2 2 0 0 0 0/);
     const events = section(html, 'rail-events');

@@ -76,11 +76,12 @@ export function connectorScreens(app: FastifyInstance, { services, page }: Scree
       title: 'Connectors',
       nav: 'connectors',
       routes,
-      connectors: names.map((name) => ({
-        ...connectors.byName[name],
-        name,
-        health: health.find((h) => h.name === name),
-      })),
+      // Settings the page shows, picked one by one: the loaded connector also holds its secret's key.
+      connectors: names.map((name) => {
+        const c = connectors.byName[name];
+        const settings = c && { type: c.type, url: c.url, timeoutMs: c.timeoutMs, pollIntervalMs: c.pollIntervalMs };
+        return { ...settings, name, health: health.find((h) => h.name === name) };
+      }),
       attention,
       events,
       counts,
