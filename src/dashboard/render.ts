@@ -23,7 +23,10 @@ declare module '@fastify/secure-session' {
   }
 }
 
-/** The screens of the navigation bar, in order; sandbox only shows for sandbox tokens. */
+/**
+ * The screens of the navigation bar, in order; sandbox only shows for sandbox tokens, connectors (the rails
+ * production payments go to) only for production ones.
+ */
 export const NAV = [
   { id: 'home', label: 'Home', href: '/dashboard' },
   { id: 'transactions', label: 'Transactions', href: '/dashboard/transactions' },
@@ -31,6 +34,7 @@ export const NAV = [
   { id: 'customers', label: 'Customers', href: '/dashboard/customers' },
   { id: 'webhooks', label: 'Webhooks', href: '/dashboard/webhooks' },
   { id: 'tokens', label: 'API tokens', href: '/dashboard/tokens' },
+  { id: 'connectors', label: 'Connectors', href: '/dashboard/connectors', productionOnly: true },
   { id: 'sandbox', label: 'Sandbox', href: '/dashboard/sandbox', sandboxOnly: true },
 ] as const;
 
@@ -64,7 +68,11 @@ export function makePage(clocks: Clocks, ctx: Ctx): Page {
       platformName: me ? await platformName(me.platformId) : '',
       can,
       flash,
-      navItems: NAV.filter((n) => !('sandboxOnly' in n) || me?.environment === 'sandbox'),
+      navItems: NAV.filter(
+        (n) =>
+          (!('sandboxOnly' in n) || me?.environment === 'sandbox') &&
+          (!('productionOnly' in n) || me?.environment === 'production'),
+      ),
       csrf: session ? reply.generateCsrf() : '',
       f: format,
       nowMs,

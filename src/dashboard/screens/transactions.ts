@@ -7,6 +7,8 @@ import type { Principal } from '../../services/tokens.ts';
 import { backTo, choice, day, type Fields, fieldsOf, text } from '../form.ts';
 import { done, need, type Screens } from '../render.ts';
 import { operatorEnabled, requireOperator } from '../operator.ts';
+import { railHistoryOf } from '../../services/connectors/views.ts';
+import { timelineOf } from '../timeline.ts';
 
 export const STATUSES: readonly TransactionStatus[] = [
   'PENDING',
@@ -28,20 +30,23 @@ function idParam(params: unknown, name: string): string {
 }
 
 /**
- * One payment with its events (each with its attempts), its ledger postings and its quote, and whether
- * webhooks have an endpoint now (what a delivery button needs to be worth offering).
+ * One payment with its events (each with its attempts), its ledger postings, its quote, what its connector
+ * did (in the timeline), and whether webhooks have an endpoint now (what a delivery button needs to be worth
+ * offering).
  */
 async function detailOf({ services }: Screens, scope: Principal, id: string) {
   const { transactions, webhooks, quotes, platformConfig } = services;
   const tx = await transactions.get(scope, id);
   const listed = await webhooks.list(scope, { objectId: tx.id }, { limit: 100, order: 'asc' });
-  const [events, postings, quote, config] = await Promise.all([
+  const [events, postings, quote, config, rail] = await Promise.all([
     Promise.all(listed.data.map((e) => webhooks.get(scope, e.id))),
     services.overview.postingsOf(scope, tx.id),
     tx.quoteId ? quotes.get(scope, tx.quoteId).catch(() => undefined) : undefined,
     platformConfig.get(scope),
+    railHistoryOf(services.ctx, scope, tx.id),
   ]);
-  return { tx, events, postings, quote, hasEndpoint: config.webhookEndpoint !== undefined };
+  const timeline = timelineOf(tx, events, rail);
+  return { tx, events, postings, quote, timeline, rail, hasEndpoint: config.webhookEndpoint !== undefined };
 }
 
 /** The list's filters as the form shows them, and the dates as the service takes them. */
@@ -93,7 +98,8 @@ export function transactionScreens(app: FastifyInstance, screens: Screens): void
   app.get('/transactions/:id', hide, async (req, reply) => {
     need(req, 'VIEW');
     const scope = req.principal;
-    const { tx, events, postings, quote, hasEndpoint } = await detailOf(screens, scope, idParam(req.params, 'id'));
+    const detail = await detailOf(screens, scope, idParam(req.params, 'id'));
+    const { tx, events, postings, quote, timeline, rail, hasEndpoint } = detail;
     return page(req, reply, 'transaction', {
       title: `Transaction ${tx.id}`,
       nav: 'transactions',
@@ -101,6 +107,8 @@ export function transactionScreens(app: FastifyInstance, screens: Screens): void
       events,
       postings,
       quote,
+      timeline,
+      connector: rail.connector,
       hasEndpoint,
       // What the service accepts: not yet with its rail (PENDING), or held by the production connector.
       operator: operatorEnabled(services) && tx.status === 'PROCESSING' && scope.environment === 'production',

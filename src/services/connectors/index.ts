@@ -9,16 +9,10 @@ import type { RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { type Ctx, wallNowMs } from '../../context.ts';
 import { pollJob, submitJob, type CallDeps } from './calls.ts';
 import { takeRailEvent, type TakenEvent } from './events.ts';
+import { checkHealth, type ConnectorHealth } from './health.ts';
 import { makeConnectorMetrics } from './metrics.ts';
 
-export interface ConnectorHealth {
-  name: string;
-  type: 'http';
-  url: string;
-  reachable: boolean;
-  /** Why it is not, when it is not. */
-  error?: string;
-}
+export type { ConnectorHealth } from './health.ts';
 
 export interface ConnectorService {
   /** The connectors CONNECTORS_FILE names (the built-in `manual` and `sandbox` are not listed). */
@@ -32,8 +26,11 @@ export interface ConnectorService {
   attention(limit: number): Promise<RailPaymentsTable[]>;
   /** The latest rail events, newest first, applied or not. */
   recentEvents(limit: number): Promise<RailEventsTable[]>;
-  /** Whether each connector answers its health check (GET {url}/healthz). */
-  check(): Promise<ConnectorHealth[]>;
+  /**
+   * Whether each connector answers its health check (GET {url}/healthz), waiting for each at most its
+   * time-out, or `waitMs` when that is shorter (a page that must not hang on a connector that does not answer).
+   */
+  check(waitMs?: number): Promise<ConnectorHealth[]>;
 }
 
 export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Registry): ConnectorService {
@@ -87,21 +84,6 @@ export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Regi
         .execute(),
     recentEvents: (limit) =>
       ctx.store.db.selectFrom('rail_events').selectAll().orderBy('received_at', 'desc').limit(limit).execute(),
-    async check() {
-      return Promise.all(
-        Object.values(configured).map(async (c): Promise<ConnectorHealth> => {
-          try {
-            const res = await fetch(`${c.url}/healthz`, { signal: AbortSignal.timeout(c.timeoutMs) });
-            await res.body?.cancel();
-            return res.ok
-              ? { name: c.name, type: 'http', url: c.url, reachable: true }
-              : { name: c.name, type: 'http', url: c.url, reachable: false, error: `answered ${res.status}` };
-          } catch (err) {
-            const error = err instanceof Error ? err.message : String(err);
-            return { name: c.name, type: 'http', url: c.url, reachable: false, error };
-          }
-        }),
-      );
-    },
+    check: (waitMs) => checkHealth(Object.values(configured), waitMs),
   };
 }
