@@ -218,6 +218,9 @@ async function route(method, path, body, headers) {
   return match[2] ? cancel(payout) : { status: 200, body: stateOf(payout) };
 }
 
+/** Test hook (GET /stats): the signed calls being answered now, and the most there ever were at once. */
+const calls = { inFlight: 0, maxInFlight: 0 };
+
 async function handle(req, res) {
   const chunks = [];
   let size = 0;
@@ -230,6 +233,7 @@ async function handle(req, res) {
   let answer;
   if (req.method === 'GET' && path === '/healthz') answer = { status: 200, body: { ok: true } };
   else if (!verified(req.headers, raw)) answer = error(401, 'UNAUTHORIZED', 'missing, wrong or stale signature');
+  else if (req.method === 'GET' && path === '/stats') answer = { status: 200, body: calls };
   else {
     let body;
     try {
@@ -237,7 +241,12 @@ async function handle(req, res) {
     } catch {
       answer = error(400, 'INVALID_INPUT', 'the body is not JSON');
     }
-    answer ??= await route(req.method, path, body, req.headers);
+    calls.maxInFlight = Math.max(calls.maxInFlight, ++calls.inFlight);
+    try {
+      answer ??= await route(req.method, path, body, req.headers);
+    } finally {
+      calls.inFlight--;
+    }
   }
   res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
 }

@@ -5,6 +5,8 @@ import { CURRENCY_CODES } from './currencies.ts';
 
 /** The connector every production payment goes to when no route names it: an operator settles it. */
 export const MANUAL_CONNECTOR = 'manual';
+/** The connector of every sandbox payment: the simulated rails, whose outcome the account's suffix plans. */
+export const SANDBOX_CONNECTOR = 'sandbox';
 
 export type SecretReference = { env: string } | { file: string };
 
@@ -14,6 +16,10 @@ export interface HttpConnectorSettings {
   secret: SecretReference;
   timeoutMs: number;
   pollIntervalMs: number;
+  /** Calls to the adapter at once from one server process; more wait their turn (never fail). */
+  maxInFlight: number;
+  /** Whether the adapter serves POST /payouts/{id}/cancel; false: a payment it holds cannot be cancelled. */
+  cancel: boolean;
 }
 
 export interface ConnectorRoute {
@@ -30,6 +36,7 @@ export interface ConnectorsFile {
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_POLL_INTERVAL_MS = 60_000;
+const DEFAULT_MAX_IN_FLIGHT = 8;
 
 function fail(where: string, problem: string): never {
   throw new Error(`${where} ${problem}`);
@@ -51,16 +58,22 @@ function secretOf(where: string, value: unknown): SecretReference {
   return fail(where, 'must be {"env": NAME} or {"file": PATH}, never the secret itself');
 }
 
-function whole(where: string, value: unknown, fallback: number, min: number, max: number): number {
+function whole(where: string, value: unknown, fallback: number, min: number, max: number, unit = 'milliseconds') {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
-    fail(where, `must be a whole number of milliseconds from ${min} to ${max}`);
+    fail(where, `must be a whole number of ${unit} from ${min} to ${max}`);
   return value as number;
+}
+
+function flag(where: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(where, 'must be true or false');
+  return value;
 }
 
 function connectorOf(where: string, value: unknown): HttpConnectorSettings {
   if (!isRecord(value)) fail(where, 'must be an object');
-  onlyKeys(where, value, ['type', 'url', 'secret', 'timeoutMs', 'pollIntervalMs']);
+  onlyKeys(where, value, ['type', 'url', 'secret', 'timeoutMs', 'pollIntervalMs', 'maxInFlight', 'cancel']);
   if (value.type !== 'http') fail(`${where}.type`, 'must be "http" (the generic HTTP connector)');
   let url: URL | undefined;
   try {
@@ -76,6 +89,8 @@ function connectorOf(where: string, value: unknown): HttpConnectorSettings {
     secret: secretOf(`${where}.secret`, value.secret),
     timeoutMs: whole(`${where}.timeoutMs`, value.timeoutMs, DEFAULT_TIMEOUT_MS, 100, 120_000),
     pollIntervalMs: whole(`${where}.pollIntervalMs`, value.pollIntervalMs, DEFAULT_POLL_INTERVAL_MS, 100, 86_400_000),
+    maxInFlight: whole(`${where}.maxInFlight`, value.maxInFlight, DEFAULT_MAX_IN_FLIGHT, 1, 1000, 'calls'),
+    cancel: flag(`${where}.cancel`, value.cancel, true),
   };
 }
 
@@ -98,7 +113,7 @@ export function parseConnectorsFile(raw: unknown): ConnectorsFile {
   if (!isRecord(raw.connectors)) fail('connectors', 'must be an object of connectors by name');
   const connectors: Record<string, HttpConnectorSettings> = {};
   for (const [name, value] of Object.entries(raw.connectors)) {
-    if (!NAME.test(name) || name === MANUAL_CONNECTOR || name === 'sandbox')
+    if (!NAME.test(name) || name === MANUAL_CONNECTOR || name === SANDBOX_CONNECTOR)
       fail(`connectors.${name}`, 'is not a usable name (lowercase letters, digits and -, not manual or sandbox)');
     connectors[name] = connectorOf(`connectors.${name}`, value);
   }

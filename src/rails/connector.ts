@@ -47,6 +47,12 @@ export class RailRefused extends Error {
   }
 }
 
+/**
+ * The rail will not cancel: it is too late (the money left, or it settled), it has no such payment, or it
+ * cannot cancel at all. Nothing changed at the rail. Any other error from a cancel means its outcome is unknown.
+ */
+export class CancelRefused extends Error {}
+
 /** A normalized event, whether polled or called back. */
 export interface RailEvent {
   /** The message's own id at the connector: the same id again is a replay. */
@@ -84,7 +90,7 @@ export interface RailConnector {
   submit(instruction: RailInstruction): Promise<RailAnswer>;
   /** The rail's current answer for one of our payments (capability `poll`). */
   poll(instruction: RailInstruction, railReference: string | undefined): Promise<RailAnswer | undefined>;
-  /** Asks the rail to stop a payment not yet settled (capability `cancel`); answers its state after. */
+  /** Asks the rail to stop a payment not yet settled (capability `cancel`): its state after, or CancelRefused. */
   cancel(instruction: RailInstruction, railReference: string | undefined): Promise<RailAnswer>;
   /** Verifies an inbound callback and translates it into events (capability `callbacks`); or CallbackRefused. */
   verifyCallback(callback: InboundCallback, nowMs: number): RailEvent[];

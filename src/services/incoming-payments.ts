@@ -44,7 +44,7 @@ import {
   type Transaction,
   type TransactionService,
 } from './transactions/index.ts';
-import { railOutcome } from './transfers.ts';
+import { railOutcome } from './connectors/routing.ts';
 
 export const APPROVAL_EVENT = 'INCOMING_PAYMENT.PENDING';
 

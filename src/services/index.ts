@@ -117,7 +117,9 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   const worker = makeWorker(ctx, log, metrics.jobs);
   const customers = makeCustomerService(ctx);
   const externalAccounts = makeExternalAccountService(ctx, customers);
-  const transactions = makeTransactionService(ctx, worker);
+  // Before the transactions: a cancel asks the payment's connector.
+  const connectors = makeConnectorService(ctx, worker, metrics.registry);
+  const transactions = makeTransactionService(ctx, worker, connectors);
   const rates = makeRateService(ctx);
   // Receiver lookups estimate with the same rates quotes lock: the sandbox table, or the operator's file.
   const estimateRate: EstimateRate = async (scope, from, to) => {
@@ -161,7 +163,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     incomingPayments: makeIncomingPaymentService(ctx, worker, transactions, webhooks),
     platformConfig: makePlatformConfigService(ctx, webhooks),
     overview: makeOverviewService(ctx),
-    connectors: makeConnectorService(ctx, worker, metrics.registry),
+    connectors,
     sandboxRequests,
     sandboxFaults,
     sandboxWorkspaces: makeSandboxWorkspaceService(ctx, { sandboxRequests, sandboxFaults }),

@@ -1,8 +1,10 @@
 import type { Environment } from '../domain/environments.ts';
 import { AppError } from '../domain/errors.ts';
 import type { FailureReason } from '../domain/failure-reasons.ts';
+import { MANUAL_CONNECTOR } from '../domain/connector-routes.ts';
 import type { Outcome } from '../rails/sandbox-outcomes.ts';
 import { wallNowMs, type Ctx } from '../context.ts';
+import { connectorNameOf } from './connectors/registry.ts';
 import { RAIL_FAILURE, type TransactionService } from './transactions/index.ts';
 
 /**
@@ -66,7 +68,8 @@ async function selectHeld(ctx: Ctx, selection: Exclude<Selection, { ids: string[
     if (selection.platformId) q = q.where('platform_id', '=', selection.platformId);
     const rows = await q.execute();
     for (const row of rows) {
-      if ((JSON.parse(row.outcome) as Outcome).kind === 'MANUAL' && ids.length < selection.limit) ids.push(row.id);
+      const connector = connectorNameOf(JSON.parse(row.outcome) as Outcome);
+      if (connector === MANUAL_CONNECTOR && ids.length < selection.limit) ids.push(row.id);
     }
     const last = rows.at(-1);
     if (!last || rows.length < SELECT_PAGE) break;

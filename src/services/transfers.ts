@@ -2,9 +2,9 @@ import { bindDeps } from './bind.ts';
 import { AppError, invalidInput } from '../domain/errors.ts';
 import { checkRailOf } from '../domain/account-types.ts';
 import { MAX_PAYMENT_MINOR } from '../domain/rate-sources.ts';
-import { MANUAL_CONNECTOR, routeFor } from '../domain/connector-routes.ts';
 import { isPullable, PULL_RAIL_BY_ACCOUNT_TYPE } from '../rails/pull.ts';
-import { transferOutcome, type Outcome } from '../rails/sandbox-outcomes.ts';
+import { transferOutcome } from '../rails/sandbox-outcomes.ts';
+import { railOutcome } from './connectors/routing.ts';
 
 /** The sandbox's outcome by account-number suffix, for the dashboard's one-click scenarios. */
 export { QUOTE_OUTCOMES, TRANSFER_OUTCOMES, type Outcome } from '../rails/sandbox-outcomes.ts';
@@ -33,24 +33,6 @@ export interface TransferOutInput extends TransferInput {
   destination: { accountId: string; currency?: string | undefined; paymentRail?: string | undefined };
   remittanceInformation?: string | undefined;
   purposeOfPayment?: string | undefined;
-}
-
-/**
- * The rail a payment takes. The sandbox picks its outcome by suffix; production routes a payment to or from
- * an external account by CONNECTORS_FILE (currency, then platform), and leaves the rest, and what no route
- * names, to an operator (`manual`).
- */
-export function railOutcome(
-  ctx: Ctx,
-  scope: Scope,
-  route: { currency: string; externalAccount: boolean },
-  sandbox: () => Outcome,
-): Outcome {
-  if (scope.environment === 'sandbox') return sandbox();
-  const connector = route.externalAccount
-    ? routeFor(ctx.config.connectors.routes, route.currency, scope.platformId)
-    : MANUAL_CONNECTOR;
-  return connector === MANUAL_CONNECTOR ? { kind: 'MANUAL' } : { kind: 'CONNECTOR', connector };
 }
 
 function checkSameCurrency(

@@ -35,6 +35,9 @@ describe('CONNECTORS_FILE', () => {
     assert.deepEqual(Object.keys(connectors.byName), ['acme']);
     assert.equal(connectors.byName.acme?.key.length, 32, 'the secret read from its variable');
     assert.equal(connectors.byName.acme?.timeoutMs, 10_000, 'defaults filled in');
+    assert.deepEqual([connectors.byName.acme?.maxInFlight, connectors.byName.acme?.cancel], [8, true]);
+    const set = load({ ...good, connectors: { acme: { ...good.connectors.acme, maxInFlight: 3, cancel: false } } });
+    assert.deepEqual([set.connectors.byName.acme?.maxInFlight, set.connectors.byName.acme?.cancel], [3, false]);
     const fromFile = join(dir, 'secret.txt');
     writeFileSync(fromFile, `${SECRET}\n`);
     const byFile = load({ ...good, connectors: { acme: { ...good.connectors.acme, secret: { file: fromFile } } } }, {});
@@ -79,6 +82,18 @@ describe('CONNECTORS_FILE', () => {
       { ...good, connectors: { acme: { ...good.connectors.acme, retries: 3 } } },
       undefined,
       /connectors\.acme\.retries is not a setting/,
+    ],
+    [
+      'a bound of no calls',
+      { ...good, connectors: { acme: { ...good.connectors.acme, maxInFlight: 0 } } },
+      undefined,
+      /connectors\.acme\.maxInFlight must be a whole number of calls from 1 to 1000/,
+    ],
+    [
+      'a cancel that is not true or false',
+      { ...good, connectors: { acme: { ...good.connectors.acme, cancel: 'no' } } },
+      undefined,
+      /connectors\.acme\.cancel must be true or false/,
     ],
     [
       'an unknown currency',

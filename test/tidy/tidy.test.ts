@@ -34,6 +34,9 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/connectors/calls.ts': 'production rail calls and their retries run on wall time (no sandbox clock)',
   'src/services/connectors/events.ts': 'when a rail event was received is a fact of the process',
   'src/services/connectors/index.ts': 'checks callback signatures against real time, as the adapter stamped them',
+  'src/services/connectors/registry.ts': 'the HTTP connectors sign their calls with real time, as adapters check it',
+  'src/services/connectors/cancel.ts':
+    'a production cancel and its answer are stamped with real time, as rail calls are',
   'src/services/index.ts': 'hands the dashboard real time for what the process did (a ledger check, a logged request)',
 };
 

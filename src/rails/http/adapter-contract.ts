@@ -263,16 +263,35 @@ const paths = {
     post: {
       operationId: 'cancelPayout',
       summary: 'Cancel a payout not yet settled',
-      description: 'Optional for an adapter. The request has no body; its signature covers the empty body.',
+      description:
+        'Sent when the platform cancels a payment the connector holds (POST /transactions/{id}/cancel on the ' +
+        'service), unless the connector is configured with "cancel": false. Optional for an adapter: one that ' +
+        'cannot cancel answers 409 or 404. The request has no body; its signature covers the empty body. Only ' +
+        "FAILED cancels the payment on the service (it is failed and refunded as the user's cancellation); " +
+        'a 4xx changes nothing; a 5xx, 401, 408, 429 or no answer is an unknown outcome: the payment stays ' +
+        'PROCESSING and its state is read again later (GET /payouts/{id}).',
       parameters: [{ $ref: '#/components/parameters/PayoutId' }, ...SIGNED],
       responses: {
         '200': {
-          description: 'Cancelled: FAILED.',
+          description:
+            'Its state after: FAILED when cancelled. COMPLETED (it settled first) completes the payment on the ' +
+            'service; PENDING means it was not cancelled.',
           content: json('PayoutState', { status: 'FAILED', railReference: 'rail_8f14e45f' }),
         },
         '401': UNAUTHORIZED,
-        '404': errorAnswer('Never received.', 404, 'NOT_FOUND', 'no payout with this id'),
-        '409': errorAnswer('Too late to cancel.', 409, 'CONFLICT', 'the payout is COMPLETED'),
+        '404': errorAnswer(
+          'Never received, or this adapter cannot cancel.',
+          404,
+          'NOT_FOUND',
+          'no payout with this id',
+        ),
+        '409': errorAnswer(
+          'Too late to cancel (the money left, or it settled): nothing changes.',
+          409,
+          'CONFLICT',
+          'the payout is COMPLETED',
+        ),
+        '5XX': UNKNOWN_OUTCOME,
       },
     },
   },

@@ -4,6 +4,7 @@
 import { isFailureReason, type FailureReason } from '../../domain/failure-reasons.ts';
 import {
   CallbackRefused,
+  CancelRefused,
   RailRefused,
   type InboundCallback,
   type RailAnswer,
@@ -19,6 +20,8 @@ export interface HttpConnectorConfig {
   /** The HMAC key of the connector's `whsec_` secret. */
   key: Buffer;
   timeoutMs: number;
+  /** Whether the adapter serves POST /payouts/{id}/cancel. */
+  cancel: boolean;
 }
 
 /** The adapter answered in a way the protocol does not allow: the outcome is unknown. */
@@ -101,6 +104,19 @@ function judge(answer: { status: number; body: unknown; text: string }, what: st
   throw new AdapterAnswerError(`the adapter answered ${what} with ${answer.status}`);
 }
 
+/**
+ * A cancel's answer: the state after (FAILED when cancelled), a refusal that changed nothing (409 too late,
+ * 404 no such payout or no cancel route, any other plain 4xx), or an unknown outcome (5xx, 401, 408, 429…).
+ */
+function judgeCancel(answer: { status: number; body: unknown; text: string }): RailAnswer {
+  if (answer.status >= 400 && answer.status < 500 && ![401, 408, 425, 429].includes(answer.status)) {
+    const record = (answer.body ?? {}) as Record<string, unknown>;
+    const message = typeof record.message === 'string' ? record.message : answer.text;
+    throw new CancelRefused(`the adapter refused the cancel (${answer.status}): ${message.slice(0, 200)}`);
+  }
+  return judge(answer, 'the cancel');
+}
+
 export function makeHttpConnector(config: HttpConnectorConfig, nowMs: () => number): RailConnector {
   const base = config.url.replace(/\/+$/, '');
 
@@ -129,7 +145,7 @@ export function makeHttpConnector(config: HttpConnectorConfig, nowMs: () => numb
 
   return {
     name: config.name,
-    capabilities: { payout: true, pull: true, cancel: true, poll: true, callbacks: true, batchFiles: false },
+    capabilities: { payout: true, pull: true, cancel: config.cancel, poll: true, callbacks: true, batchFiles: false },
     async submit(instruction) {
       return judge(await call('POST', '/payouts', wireInstruction(instruction), instruction.id), 'the payout');
     },
@@ -139,8 +155,7 @@ export function makeHttpConnector(config: HttpConnectorConfig, nowMs: () => numb
       return judge(answer, 'the poll');
     },
     async cancel(instruction) {
-      const answer = await call('POST', `/payouts/${encodeURIComponent(instruction.id)}/cancel`, undefined);
-      return judge(answer, 'the cancel');
+      return judgeCancel(await call('POST', `/payouts/${encodeURIComponent(instruction.id)}/cancel`, undefined));
     },
     verifyCallback(callback: InboundCallback, now: number) {
       const refusal = refusalOf(config.key, callback.headers, callback.body, now);

@@ -5,11 +5,19 @@
 // operator settles or fails the payment.
 import { runAgainAt, type RunAgainAt } from '../../jobs/kinds.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import { RailRefused, type RailAnswer, type RailConnector, type RailInstruction } from '../../rails/connector.ts';
+import {
+  CancelRefused,
+  RailRefused,
+  type RailAnswer,
+  type RailConnector,
+  type RailInstruction,
+} from '../../rails/connector.ts';
+import { everyColumnOf, prefixedColumns, splitPrefixed } from '../../store/joined-rows.ts';
 import type { RailPaymentsTable, TransactionsTable } from '../../store/schema.ts';
 import { type Ctx, type Scope, wallNowMs } from '../../context.ts';
 import type { ConnectorMetrics } from './metrics.ts';
 import { takeRailEvent } from './events.ts';
+import { BUSY_JITTER_MS, BUSY_RETRY_MS, type InFlightBound } from './in-flight.ts';
 
 /** Unknown outcomes before a payment goes on the attention list. */
 export const ATTENTION_AFTER_CALLS = 3;
@@ -26,26 +34,67 @@ export interface CallDeps {
   connectors: ReadonlyMap<string, RailConnector>;
   pollIntervalMs: (connector: string) => number;
   metrics: ConnectorMetrics;
+  /** Each HTTP connector's bound on calls at once (maxInFlight). */
+  bounds: ReadonlyMap<string, InFlightBound>;
 }
 
-interface Handed {
+export interface Handed {
   rail: RailPaymentsTable;
   payment: TransactionsTable;
   instruction: RailInstruction;
 }
 
-/** What a connector needs to know of a payment: ours, its amount, and the external account at the other end. */
-async function handed(ctx: Ctx, scope: Scope, id: string): Promise<Handed | undefined> {
-  const { db } = ctx.store;
-  const rail = await db.selectFrom('rail_payments').selectAll().where('transaction_id', '=', id).executeTakeFirst();
-  const payment = await db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!rail || !payment || payment.platform_id !== scope.platformId) return undefined;
+/** The rail row's columns, under a prefix in the joined read (both tables have platform_id, created_at …). */
+const RAIL = 'rail__';
+const RAIL_COLUMNS = everyColumnOf<RailPaymentsTable>()([
+  'transaction_id',
+  'platform_id',
+  'environment',
+  'connector',
+  'rail_reference',
+  'state',
+  'calls',
+  'last_error',
+  'attention',
+  'attention_since',
+  'created_at',
+  'updated_at',
+]);
+const ACCOUNT = 'account__';
+
+/**
+ * What a connector needs to know of a payment: ours, its amount, and the external account at the other end
+ * (the source of a pull, the destination of a payout). One statement: the rail row, the payment and the
+ * account joined.
+ */
+export async function handed(ctx: Ctx, scope: Scope, id: string): Promise<Handed | undefined> {
+  const row = await ctx.store.db
+    .selectFrom('rail_payments')
+    .innerJoin('transactions', 'transactions.id', 'rail_payments.transaction_id')
+    .innerJoin('external_accounts', (join) =>
+      join.on((eb) =>
+        eb(
+          'external_accounts.id',
+          '=',
+          eb
+            .case()
+            .when('transactions.flow', '=', 'TRANSFER_IN')
+            .then(eb.ref('transactions.source_account_id'))
+            .else(eb.ref('transactions.destination_account_id'))
+            .end(),
+        ),
+      ),
+    )
+    .selectAll('transactions')
+    .select(prefixedColumns('rail_payments', RAIL_COLUMNS, RAIL))
+    .select(prefixedColumns('external_accounts', ['id', 'account_type', 'account_info'], ACCOUNT))
+    .where('rail_payments.transaction_id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { plain, prefixed: account } = splitPrefixed(row, ACCOUNT);
+  const { plain: payment, prefixed: rail } = splitPrefixed(plain, RAIL);
+  if (payment.platform_id !== scope.platformId) return undefined;
   const pull = payment.flow === 'TRANSFER_IN';
-  const accountId = pull ? payment.source_account_id : payment.destination_account_id;
-  const account = accountId
-    ? await db.selectFrom('external_accounts').selectAll().where('id', '=', accountId).executeTakeFirst()
-    : undefined;
-  if (!account) return undefined;
   const instruction: RailInstruction = {
     id,
     direction: pull ? 'PULL' : 'PAYOUT',
@@ -61,6 +110,16 @@ async function handed(ctx: Ctx, scope: Scope, id: string): Promise<Handed | unde
   };
   return { rail, payment, instruction };
 }
+
+/** Runs a call within its connector's bound; undefined when the bound is full (the caller waits its turn). */
+async function withinBound<T>(deps: CallDeps, connector: string, run: () => Promise<T>) {
+  const bound = deps.bounds.get(connector);
+  return bound ? bound.tryRun(run) : { value: await run() };
+}
+
+/** A job whose connector has its bound of calls in flight runs again shortly: it waits, it never fails. */
+const busy = (deps: CallDeps) =>
+  runAgainAt(wallNowMs(deps.ctx) + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_JITTER_MS));
 
 /** Counts the call, keeps its error, and puts the payment on the attention list once the calls say so. */
 async function unknownOutcome(deps: CallDeps, rail: RailPaymentsTable, why: string, attentionAfter: number) {
@@ -101,6 +160,8 @@ async function answered(deps: CallDeps, scope: Scope, h: Handed, answer: RailAns
           updated_at: BigInt(now),
         })
         .where('transaction_id', '=', h.rail.transaction_id)
+        // A callback that settled it while the call was out has the last word.
+        .where('state', '!=', 'DONE')
         .execute();
       if (kind === 'submit' && deps.connectors.get(h.rail.connector)?.capabilities.poll)
         await enqueueJob(
@@ -126,14 +187,19 @@ async function answered(deps: CallDeps, scope: Scope, h: Handed, answer: RailAns
   return undefined;
 }
 
-async function timed<T>(deps: CallDeps, connector: string, call: string, run: () => Promise<T>): Promise<T> {
+export async function timed<T>(deps: CallDeps, connector: string, call: string, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     const result = await run();
     deps.metrics.call(connector, call, 'answered', performance.now() - started);
     return result;
   } catch (err) {
-    deps.metrics.call(connector, call, err instanceof RailRefused ? 'refused' : 'unknown', performance.now() - started);
+    deps.metrics.call(
+      connector,
+      call,
+      err instanceof RailRefused || err instanceof CancelRefused ? 'refused' : 'unknown',
+      performance.now() - started,
+    );
     throw err;
   }
 }
@@ -148,8 +214,10 @@ export async function submitJob(deps: CallDeps, id: string, scope: Scope): Promi
     return runAgainAt(wallNowMs(deps.ctx) + backoffMs(calls));
   }
   try {
-    const answer = await timed(deps, connector.name, 'submit', () => connector.submit(h.instruction));
-    return await answered(deps, scope, h, answer, 'submit');
+    const call = () => timed(deps, connector.name, 'submit', () => connector.submit(h.instruction));
+    const ran = await withinBound(deps, connector.name, call);
+    if (!ran) return busy(deps);
+    return await answered(deps, scope, h, ran.value, 'submit');
   } catch (err) {
     if (err instanceof RailRefused) {
       await takeRailEvent(deps.ctx, connector.name, {
@@ -174,9 +242,11 @@ export async function pollJob(deps: CallDeps, id: string, scope: Scope): Promise
   const connector = deps.connectors.get(h.rail.connector);
   if (!connector) return runAgainAt(wallNowMs(deps.ctx) + deps.pollIntervalMs(h.rail.connector));
   try {
-    const answer = await timed(deps, connector.name, 'poll', () =>
-      connector.poll(h.instruction, h.rail.rail_reference ?? undefined),
-    );
+    const call = () =>
+      timed(deps, connector.name, 'poll', () => connector.poll(h.instruction, h.rail.rail_reference ?? undefined));
+    const ran = await withinBound(deps, connector.name, call);
+    if (!ran) return busy(deps);
+    const answer = ran.value;
     if (answer) return await answered(deps, scope, h, answer, 'poll');
     // The rail says it never received it: submit it again (the same id, so it can never be paid twice).
     await deps.ctx.store.tx(async (trx) => {

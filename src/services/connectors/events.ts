@@ -9,7 +9,7 @@ import type { Tx } from '../../store/db.ts';
 import type { RailPaymentsTable } from '../../store/schema.ts';
 import { loadScope } from '../../platforms.ts';
 import { type Ctx, wallNowMs } from '../../context.ts';
-import { complete, fail, returnPayment } from '../transactions/lifecycle.ts';
+import { complete, type Failure, fail, returnPayment } from '../transactions/lifecycle.ts';
 import { loadForUpdate } from '../transactions/queries.ts';
 
 export type EventResult = 'APPLIED' | 'NO_CHANGE' | 'UNKNOWN_PAYMENT' | 'REPLAY';
@@ -64,8 +64,17 @@ async function record(
   return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-/** Takes one event from a connector: applied, no change, a replay, or recorded for a payment we do not know. */
-export async function takeRailEvent(ctx: Ctx, connector: string, event: RailEvent): Promise<TakenEvent> {
+/**
+ * Takes one event from a connector: applied, no change, a replay, or recorded for a payment we do not know.
+ * `failure`: how a FAILED event fails the payment, when the caller knows better than the rail's reason (a
+ * cancel the platform asked for is refunded as a USER_CANCELLATION).
+ */
+export async function takeRailEvent(
+  ctx: Ctx,
+  connector: string,
+  event: RailEvent,
+  failure?: Failure,
+): Promise<TakenEvent> {
   const rail = await findRailPayment(ctx, connector, event);
   const nowMs = wallNowMs(ctx);
   if (!rail) {
@@ -94,7 +103,13 @@ export async function takeRailEvent(ctx: Ctx, connector: string, event: RailEven
     const reason = event.reason ?? (event.status === 'RETURNED' ? 'PAYOUT_RETURNED' : 'COUNTERPARTY_POST_TX_FAILED');
     if (effect === 'COMPLETE') await complete(ctx, trx, scope, payment);
     else if (effect === 'FAIL')
-      await fail(ctx, trx, scope, payment, { reason, refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
+      await fail(
+        ctx,
+        trx,
+        scope,
+        payment,
+        failure ?? { reason, refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' },
+      );
     else if (effect === 'RETURN') await returnPayment(ctx, trx, scope, payment, reason);
     return { result: applied ? 'APPLIED' : 'NO_CHANGE', transactionId };
   });

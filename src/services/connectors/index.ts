@@ -3,20 +3,31 @@
 import type { Registry } from 'prom-client';
 import { AppError, notFound } from '../../domain/errors.ts';
 import type { JobWorker } from '../../jobs/worker.ts';
-import { CallbackRefused, type InboundCallback, type RailConnector } from '../../rails/connector.ts';
-import { makeHttpConnector } from '../../rails/http/connector.ts';
+import { CallbackRefused, type InboundCallback } from '../../rails/connector.ts';
 import type { RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
-import { type Ctx, wallNowMs } from '../../context.ts';
+import { type Ctx, type Scope, wallNowMs } from '../../context.ts';
+import type { Failure } from '../transactions/lifecycle.ts';
 import { pollJob, submitJob, type CallDeps } from './calls.ts';
+import { cancelAtRail } from './cancel.ts';
 import { takeRailEvent, type TakenEvent } from './events.ts';
 import { checkHealth, type ConnectorHealth } from './health.ts';
+import { InFlightBound } from './in-flight.ts';
 import { makeConnectorMetrics } from './metrics.ts';
+import { type ConnectorRegistry, isBuiltIn, makeConnectorRegistry } from './registry.ts';
 
 export type { ConnectorHealth } from './health.ts';
 
 export interface ConnectorService {
   /** The connectors CONNECTORS_FILE names (the built-in `manual` and `sandbox` are not listed). */
   names(): string[];
+  /** Every connector by name, the built-in ones included: what each can do is asked here. */
+  registry: ConnectorRegistry;
+  /**
+   * Cancels a PROCESSING payment an HTTP connector holds: the call out (never inside a database transaction),
+   * then the answer through the one transition path; FAILED and refunded as `failure` says. Raises
+   * TRANSACTION_NOT_CANCELLABLE, with details.reason naming why nothing changed.
+   */
+  cancel(scope: Scope, id: string, failure: Failure): Promise<void>;
   /**
    * Verifies and takes a connector's callback. Raises REFERENCE_NOT_FOUND (no such connector),
    * UNAUTHORIZED (unsigned, forged or stale) and INVALID_INPUT (not the protocol's shape).
@@ -35,20 +46,21 @@ export interface ConnectorService {
 
 export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Registry): ConnectorService {
   const configured = ctx.config.connectors.byName;
-  const connectors = new Map<string, RailConnector>(
-    Object.values(configured).map((c) => [c.name, makeHttpConnector(c, () => wallNowMs(ctx))]),
-  );
+  const connectors = makeConnectorRegistry(ctx);
   const metrics = makeConnectorMetrics(ctx.store, registry);
   const deps: CallDeps = {
     ctx,
     connectors,
     metrics,
     pollIntervalMs: (name) => configured[name]?.pollIntervalMs ?? 60_000,
+    bounds: new Map(Object.values(configured).map((c) => [c.name, new InFlightBound(c.maxInFlight)])),
   };
   worker.register('connector.submit', ({ id }, _job, scope) => submitJob(deps, id, scope));
   worker.register('connector.poll', ({ id }, _job, scope) => pollJob(deps, id, scope));
   return {
-    names: () => [...connectors.keys()],
+    names: () => [...connectors.keys()].filter((name) => !isBuiltIn(name)),
+    registry: connectors,
+    cancel: (scope, id, failure) => cancelAtRail(deps, scope, id, failure),
     async receiveCallback(name, callback) {
       const connector = connectors.get(name);
       if (!connector?.capabilities.callbacks) throw notFound('Connector', name, 'REFERENCE_NOT_FOUND');

@@ -11,7 +11,7 @@ export interface ConnectorMetrics {
 export function makeConnectorMetrics(store: Store, registry: Registry): ConnectorMetrics {
   const calls = new Counter({
     name: 'payouts_connector_calls_total',
-    help: 'Calls to rail connectors, by connector, call (submit, poll) and outcome (answered, refused, unknown)',
+    help: 'Calls to rail connectors by connector, call (submit, poll, cancel) and outcome (answered, refused, unknown)',
     labelNames: ['connector', 'call', 'outcome'] as const,
     registers: [registry],
   });

@@ -11,7 +11,7 @@ import type { CustomerService } from '../customers.ts';
 import type { ExternalAccountService } from '../external-accounts.ts';
 import type { RateService } from '../rates.ts';
 import { insertTransaction, newTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
-import { railOutcome } from '../transfers.ts';
+import { railOutcome } from '../connectors/routing.ts';
 import { executeQuote, expireIfDue, type QuoteRunner, registerQuoteExpiry, sandboxSend } from './execution.ts';
 import { quoteRow, priceQuote, transactionDraft } from './pricing.ts';
 import { listQuotes, loadQuote, type Quote, type QuoteFilters, type QuoteInput, toQuote } from './queries.ts';

@@ -10,6 +10,9 @@ import type { TransactionsTable } from '../../store/schema.ts';
 import { scopeNowMs, type Ctx, type Scope } from '../../context.ts';
 import type { Outcome } from '../../rails/sandbox-outcomes.ts';
 import { loadScope } from '../../platforms.ts';
+import { notCancellable } from '../connectors/cancel.ts';
+import type { ConnectorService } from '../connectors/index.ts';
+import { connectorNameOf } from '../connectors/registry.ts';
 import { registerTransactionJobs } from './jobs.ts';
 import {
   complete,
@@ -64,16 +67,20 @@ export interface TransactionService {
    */
   resolveManually(id: string, result: 'COMPLETE' | 'FAIL', failure?: Failure): Promise<Transaction>;
   /**
-   * Cancels an outgoing payment not yet handed to its rail (funded and PENDING) or held by the production
-   * connector (PROCESSING, not settled): it fails and is refunded like every failure. Otherwise 409
-   * TRANSACTION_NOT_CANCELLABLE; 404 TRANSACTION_NOT_FOUND.
+   * Cancels an outgoing payment not yet handed to its rail (funded and PENDING), or PROCESSING with a connector
+   * that can cancel it (`manual`; an HTTP connector, whose rail must say it cancelled): it fails and is
+   * refunded like every failure. Otherwise 409 TRANSACTION_NOT_CANCELLABLE, details.reason saying why when a
+   * connector is the reason; 404 TRANSACTION_NOT_FOUND.
    */
   cancel(scope: Scope, id: string): Promise<Transaction>;
   /** Records when the customer got the payment's receipt (now, when not given). 404 TRANSACTION_NOT_FOUND. */
   confirmReceipt(scope: Scope, id: string, atMs: number | undefined): Promise<Transaction>;
 }
 
-export function makeTransactionService(ctx: Ctx, worker: JobWorker): TransactionService {
+/** What cancel asks of the connectors: what each can do, and the cancel of one an HTTP connector holds. */
+export type CancelConnectors = Pick<ConnectorService, 'registry' | 'cancel'>;
+
+export function makeTransactionService(ctx: Ctx, worker: JobWorker, connectors: CancelConnectors): TransactionService {
   registerTransactionJobs(ctx, worker);
   return {
     fund: (trx, scope, payment, funding) => fund(ctx, trx, scope, payment, funding),
@@ -84,7 +91,7 @@ export function makeTransactionService(ctx: Ctx, worker: JobWorker): Transaction
     get: (scope, id) => getTransaction(ctx.store.db, scope, id),
     list: (scope, filters, page) => listTransactions(ctx.store.db, scope, filters, page),
     resolveManually: (id, result, failure = RAIL_FAILURE) => resolveManually(ctx, id, result, failure),
-    cancel: (scope, id) => cancel(ctx, scope, id),
+    cancel: (scope, id) => cancel(ctx, connectors, scope, id),
     confirmReceipt: (scope, id, atMs) => confirmReceipt(ctx, scope, id, atMs),
   };
 }
@@ -125,21 +132,30 @@ const CANCELLED: Failure = {
   refundReason: 'USER_CANCELLATION',
 };
 
-async function cancel(ctx: Ctx, scope: Scope, id: string): Promise<Transaction> {
-  return ctx.store.tx(async (trx) => {
+/**
+ * A payment not yet with its rail (funded and PENDING) is cancelled here, in one transaction. One PROCESSING
+ * is its connector's to cancel, when it declares it can: `manual` here too (nothing has left until an operator
+ * says so); an HTTP connector by a call out, made after this transaction, never in it.
+ */
+async function cancel(ctx: Ctx, connectors: CancelConnectors, scope: Scope, id: string): Promise<Transaction> {
+  const here = await ctx.store.tx(async (trx): Promise<Transaction | 'AT_RAIL'> => {
     const payment = await loadForUpdate(trx, scope, id);
     if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
-    const held = (JSON.parse(payment.outcome) as Outcome).kind === 'MANUAL';
-    const cancellable =
-      payment.type === 'OUTGOING' &&
-      payment.funding !== null &&
-      (payment.status === 'PENDING' || (payment.status === 'PROCESSING' && held));
-    if (!cancellable)
+    if (payment.type !== 'OUTGOING' || payment.funding === null || !['PENDING', 'PROCESSING'].includes(payment.status))
       throw new AppError(
         'TRANSACTION_NOT_CANCELLABLE',
         `Transaction ${id} is ${payment.status} and ${payment.funding === null ? 'not funded' : 'with its rail'}; ` +
-          'only funded outgoing payments not yet handed to a rail can be cancelled',
+          'only funded outgoing payments not yet handed to a rail, or held by a connector that can cancel, ' +
+          'can be cancelled',
       );
+    if (payment.status === 'PROCESSING') {
+      const outcome = JSON.parse(payment.outcome) as Outcome;
+      // An HTTP connector's: its capabilities and the call are the connectors' (connectors/cancel.ts).
+      if (outcome.kind === 'CONNECTOR') return 'AT_RAIL';
+      const name = connectorNameOf(outcome);
+      if (!connectors.registry.get(name)?.capabilities.cancel)
+        throw notCancellable(id, name, 'CONNECTOR_CANNOT_CANCEL', `it is PROCESSING with ${name}, which cannot cancel`);
+    }
     // The status path stays the specification's: PENDING → PROCESSING → FAILED, each with its event.
     const processing =
       payment.status === 'PENDING' ? await moveTransaction(ctx, trx, scope, payment, { to: 'PROCESSING' }) : payment;
@@ -147,6 +163,15 @@ async function cancel(ctx: Ctx, scope: Scope, id: string): Promise<Transaction> 
     if (!failed) throw new Error(`transaction ${id} moved under its lock`);
     return toTransaction(failed);
   });
+  if (here !== 'AT_RAIL') return here;
+  await connectors.cancel(scope, id, CANCELLED);
+  const after = await getTransaction(ctx.store.db, scope, id);
+  // Moved by another word of the rail between the call and its answer (a callback that settled it first).
+  if (after.status !== 'FAILED')
+    throw new AppError('TRANSACTION_NOT_CANCELLABLE', `Transaction ${id} was not cancelled: it is ${after.status}`, {
+      reason: 'NO_LONGER_PROCESSING',
+    });
+  return after;
 }
 
 async function confirmReceipt(ctx: Ctx, scope: Scope, id: string, atMs: number | undefined): Promise<Transaction> {
