@@ -115,7 +115,7 @@ export async function driveFailedPayout(client: Client, receiver: Receiver): Pro
   await ok(client, 'set_webhooks', { webhookUrl: receiver.url, webhookEnvelope: 'CURRENT' });
   const customer = await ok(client, 'create_customer', { outcome: 'fails: INVALID_BANK_ACCOUNT', fund: 50_000 });
   assert.equal(customer.outcome.suffix, '003');
-  assert.ok(customer.accountNumber.endsWith('003'));
+  assert.ok(customer.accountNumber.endsWith('003'), `the account number picks 003: ${customer.accountNumber}`);
   const payout = await ok(client, 'pay_out', {
     sourceAccountId: customer.internalAccountId,
     destinationAccountId: customer.externalAccountId,

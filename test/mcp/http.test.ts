@@ -9,14 +9,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { after, describe, it } from '../helpers/node-test.ts';
 import { basicAuth, engine, useServer } from '../helpers/harness.ts';
 import type { Credentials } from '../../src/services/platforms.ts';
-import { checkListings, checkRefusals, driveFailedPayout, ok, startReceiver, type Receiver } from './flow.ts';
+import { checkListings, checkRefusals, driveFailedPayout, ok, startReceiver, tool, type Receiver } from './flow.ts';
 
 const clients: Client[] = [];
 after(() => Promise.all(clients.map((c) => c.close())));
 
-async function connect(serverUrl: string, credentials: Credentials): Promise<Client> {
+const ADMIN_KEY = 'mcp-test-admin-key-0123456789abcdef0123';
+
+async function connect(serverUrl: string, credentials: Credentials, more: Record<string, string> = {}) {
   const transport = new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`), {
-    requestInit: { headers: { authorization: basicAuth(credentials) } },
+    requestInit: { headers: { authorization: basicAuth(credentials), ...more } },
   });
   const client = new Client({ name: 'payouts-test', version: '1.0.0' });
   clients.push(client);
@@ -43,7 +45,8 @@ function initialize(serverUrl: string, authorization?: string): Promise<Response
 }
 
 describe(`the MCP server at /mcp on a running service (${engine})`, () => {
-  const server = useServer({ MCP_HTTP: 'true' });
+  // Workspaces need the admin key here (as on any server that is not on a loopback address).
+  const server = useServer({ MCP_HTTP: 'true', SANDBOX_WORKSPACES: 'admin', SANDBOX_ADMIN_KEY: ADMIN_KEY });
   let receiver: Receiver;
   after(() => receiver?.close());
 
@@ -56,9 +59,12 @@ describe(`the MCP server at /mcp on a running service (${engine})`, () => {
     await checkRefusals(client);
   });
 
-  it('makes a workspace whose credentials a new connection then uses', async () => {
+  it('makes a workspace (with the admin key it was sent) whose credentials a new connection then uses', async () => {
     const platform = await server.platform('mcp-http-workspaces');
-    const client = await connect(server.baseUrl, platform.sandbox);
+    const without = await tool(await connect(server.baseUrl, platform.sandbox), 'create_workspace', {});
+    assert.equal(without.isError, true);
+    assert.equal(without.json.status, 403, `the API's refusal: ${without.text}`);
+    const client = await connect(server.baseUrl, platform.sandbox, { 'x-sandbox-admin-key': ADMIN_KEY });
     const made = await ok(client, 'create_workspace', { name: 'from-mcp' });
     assert.equal(made.active, false, 'over HTTP the connection stays with its own credentials');
     const other = await connect(server.baseUrl, { tokenId: made.tokenId, clientSecret: made.clientSecret });
