@@ -98,10 +98,10 @@ export async function checkListings(client: Client): Promise<void> {
   const uris = resources.map((r) => r.uri).sort();
   assert.deepEqual(uris, ['payouts://openapi.json', 'payouts://sandbox/tables.json']);
   const openapi = await client.readResource({ uri: 'payouts://openapi.json' });
-  const document = JSON.parse(String((openapi.contents[0] as { text: string }).text));
+  const document = JSON.parse((openapi.contents[0] as { text: string }).text);
   assert.ok(document.paths['/sandbox/transactions/{transactionId}/postings'], 'the served document, with postings');
   const tables = await client.readResource({ uri: 'payouts://sandbox/tables.json' });
-  const parsed = JSON.parse(String((tables.contents[0] as { text: string }).text));
+  const parsed = JSON.parse((tables.contents[0] as { text: string }).text);
   const names003 = parsed.outcomes['transfer-out'].find((row: { suffix: string }) => row.suffix === '003');
   assert.equal(names003.name, 'fails: INVALID_BANK_ACCOUNT');
 }
@@ -158,7 +158,10 @@ async function checkDeliveries(client: Client, transactionId: string, eventId: s
   const attempt = delivered.attempts.at(-1);
   assert.equal(attempt.requestBody, body, 'the exact body sent');
   assert.equal(attempt.responseStatus, 200);
-  assert.ok(Object.keys(attempt.requestHeaders).some((h) => /signature/i.test(h)), 'the signature headers sent');
+  assert.ok(
+    Object.keys(attempt.requestHeaders).some((h) => /signature/i.test(h)),
+    'the signature headers sent',
+  );
   const again = await ok(client, 'redeliver_webhook', { eventId });
   assert.equal(again.id, eventId);
 }
