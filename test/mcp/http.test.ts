@@ -102,4 +102,18 @@ describe('without MCP_HTTP', () => {
     const answer = await initialize(server.baseUrl, basicAuth(platform.sandbox));
     assert.equal(answer.status, 404);
   });
+
+  it("answers a payment's postings to sandbox credentials only, and 404 for another workspace's id", async () => {
+    const platform = await server.platform('postings');
+    const other = await server.platform('postings-other');
+    const { body: created } = await platform.api.post('/sandbox/trigger', { event: 'OUTGOING_PAYMENT.FAILED' });
+    const path = `/sandbox/transactions/${created.objects.transactionId}/postings`;
+    const mine = await platform.api.get(path);
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.ok(mine.body.data.length >= 2, 'the debit and its refund');
+    assert.equal((await other.api.get(path)).status, 404, "another workspace's payment is not found");
+    const production = await platform.prod.get(path);
+    assert.equal(production.status, 403);
+    assert.equal(production.body.code, 'FORBIDDEN');
+  });
 });
