@@ -10,7 +10,11 @@ export const mcpCommand: CliCommand = {
     'serve the MCP server on stdio for a coding agent: over the sandbox at --url (or PAYOUTS_URL), else over ' +
     'a sandbox of its own on an embedded database (a temporary one, or --data-dir)',
   options: [
-    ...API_OPTIONS,
+    {
+      flags: '--url <url>',
+      description: 'the running sandbox to drive (default PAYOUTS_URL; neither: one of its own)',
+    },
+    ...API_OPTIONS.filter((option) => option.flags !== '--url <url>'),
     {
       flags: '--data-dir <dir>',
       description: "without --url: the embedded sandbox's folder, kept (default: temporary)",
