@@ -25,11 +25,15 @@ function cleanEnv(more: Record<string, string>): Record<string, string> {
 const clients: Client[] = [];
 after(() => Promise.all(clients.map((c) => c.close())));
 
-/** `payouts mcp ARGS…` (bin/payouts.mjs: the sources through tsx where nothing is built) and a client on it. */
+/**
+ * `payouts mcp ARGS…` as a process of its own, and the SDK's client on its stdin/stdout. The sources through
+ * tsx, as every repository test runs the CLI (test/helpers/processes.ts): bin/payouts.mjs would run dist/
+ * when it exists, which the package test rebuilds (rm -rf dist) while other files run.
+ */
 async function connect(args: string[], env: Record<string, string> = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, 'bin', 'payouts.mjs'), 'mcp', ...args],
+    args: ['--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'mcp', ...args],
     env: cleanEnv(env),
     cwd: ROOT,
     stderr: 'pipe',
