@@ -1,52 +1,39 @@
 // The MCP server on the running service, as streamable HTTP at POST /mcp, when MCP_HTTP=true. Stateless:
 // each POST is answered by a server of its own (JSON, no session to keep), authenticated with the same
 // sandbox credentials as the API; production credentials are refused with the API's 403. The tools call
-// the API in this process (Fastify's inject) with the caller's own Authorization, so every call is
-// checked, logged in the request log and faulted exactly as if the agent had made it over the network.
+// this server's API over loopback HTTP with the caller's own credentials, so every call is checked, logged
+// in the request log and faulted exactly as if the agent had made it over the network.
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { ApiClient, ApiRequest } from '../cli/api-client.ts';
+import type { FastifyRequest } from 'fastify';
+import { makeApiClient } from '../cli/api-client.ts';
 import { AppError } from '../domain/errors.ts';
 import { buildMcpServer } from '../mcp/server.ts';
-import type { McpSession } from '../mcp/session.ts';
+import { NO_ANSWER_HINT, type McpSession, type SandboxCredentials } from '../mcp/session.ts';
 import type { Services } from '../services/index.ts';
 import { parseBasic } from './auth.ts';
 import { API_VERSION, type Http } from './http.ts';
 
 const ADMIN_HEADER = 'x-sandbox-admin-key';
 
-/** A client of this process's API: the same routes, hooks and answers as over the network, without a socket. */
-function injectedClient(app: Http, baseUrl: string, authorization: string | undefined): ApiClient {
+/**
+ * The caller's session: the tools call this very server over loopback HTTP, at the address the /mcp request
+ * came in on, with the caller's own credentials. Not Fastify's inject: a fault rule that drops the
+ * connection must drop a real one (an injected request has no socket to close, and would never end).
+ */
+function sessionOf(
+  request: FastifyRequest,
+  publicBaseUrl: string,
+  credentials: SandboxCredentials,
+  adminKey: string | undefined,
+): McpSession {
+  const { localAddress = '127.0.0.1', localPort } = request.raw.socket;
+  // An IPv4 client of a dual-stack socket shows as ::ffff:a.b.c.d.
+  const address = localAddress.replace(/^::ffff:(?=\d+\.)/, '');
+  const here = `http://${address.includes(':') ? `[${address}]` : address}:${localPort}/${API_VERSION}`;
+  const api = makeApiClient(here, credentials, NO_ANSWER_HINT);
+  const anonymous = makeApiClient(here, undefined, NO_ANSWER_HINT);
   return {
-    baseUrl,
-    async call({ method, path, body, idempotencyKey, headers: more }: ApiRequest) {
-      const headers: Record<string, string> = { ...more, accept: 'application/json' };
-      if (authorization) headers.authorization = authorization;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-      const answer = await app.inject({
-        method: method as 'GET',
-        url: `/${API_VERSION}${path}`,
-        headers,
-        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-      });
-      const received = new Headers();
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (value !== undefined) received.set(name, Array.isArray(value) ? value.join(', ') : String(value));
-      }
-      return {
-        status: answer.statusCode,
-        body: answer.body === '' ? undefined : JSON.parse(answer.body),
-        headers: received,
-      };
-    },
-  };
-}
-
-function sessionOf(app: Http, baseUrl: string, authorization: string, adminKey: string | undefined): McpSession {
-  const api = injectedClient(app, baseUrl, authorization);
-  const anonymous = injectedClient(app, baseUrl, undefined);
-  return {
-    baseUrl,
+    baseUrl: publicBaseUrl,
     origin: 'server',
     adminKey,
     api: () => api,
@@ -75,12 +62,8 @@ export function mcpRoutes(app: Http, services: Services): void {
         );
       }
       const given = request.headers[ADMIN_HEADER];
-      const session = sessionOf(
-        app,
-        baseUrl,
-        request.headers.authorization ?? '',
-        typeof given === 'string' ? given : undefined,
-      );
+      const credentials = { tokenId: username, clientSecret: secret };
+      const session = sessionOf(request, baseUrl, credentials, typeof given === 'string' ? given : undefined);
       const server = buildMcpServer(session);
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       reply.hijack();

@@ -5,7 +5,16 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { makeApiClient, type ApiAnswer, type ApiClient, type ApiRequest } from '../cli/api-client.ts';
+import {
+  makeApiClient,
+  ServerUnreachable,
+  type ApiAnswer,
+  type ApiClient,
+  type ApiRequest,
+} from '../cli/api-client.ts';
+
+/** What a call that got no answer says: the server is gone, or a fault rule dropped the connection. */
+export const NO_ANSWER_HINT = 'the server stopped, or a fault rule dropped the connection (list_faults)';
 
 export interface SandboxCredentials {
   tokenId: string;
@@ -70,7 +79,13 @@ function resultOf(value: unknown): CallToolResult {
 }
 
 function errorOf(err: unknown): CallToolResult {
-  const text = err instanceof ToolRefusal ? err.message : JSON.stringify({ code: 'TOOL_FAILED', message: String(err) });
+  const text =
+    err instanceof ToolRefusal
+      ? err.message
+      : JSON.stringify({
+          code: err instanceof ServerUnreachable ? 'NO_ANSWER' : 'TOOL_FAILED',
+          message: err instanceof Error ? err.message : String(err),
+        });
   return { content: [{ type: 'text', text }], isError: true };
 }
 
@@ -127,8 +142,8 @@ export function httpSession(
   adminKey?: string,
 ): McpSession {
   let credentials = initial;
-  let client = makeApiClient(baseUrl, credentials);
-  const anonymous = makeApiClient(baseUrl, undefined);
+  let client = makeApiClient(baseUrl, credentials, NO_ANSWER_HINT);
+  const anonymous = makeApiClient(baseUrl, undefined, NO_ANSWER_HINT);
   let check = sandboxCheck(() => client);
   return {
     baseUrl,
@@ -139,7 +154,7 @@ export function httpSession(
     credentials: () => credentials,
     switchTo(next) {
       credentials = next;
-      client = makeApiClient(baseUrl, next);
+      client = makeApiClient(baseUrl, next, NO_ANSWER_HINT);
       check = sandboxCheck(() => client);
     },
     ensureSandbox: () => check(),

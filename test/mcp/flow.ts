@@ -191,3 +191,37 @@ export async function checkRefusals(client: Client): Promise<void> {
   assert.ok(refused.json.status >= 400 && refused.json.status < 500, refused.text);
   assert.equal(typeof refused.json.code, 'string', `the API's error body: ${refused.text}`);
 }
+
+/**
+ * Fault rules through the tools: an error answer reaches the tool as the API's error body and shows in the
+ * request log with its rule; a dropped connection is a tool error; a trigger then works; the rules go.
+ */
+export async function checkFaultsAndLog(client: Client): Promise<void> {
+  const rule = await ok(client, 'add_fault', {
+    route: '/customers',
+    method: 'POST',
+    answer: { status: 503 },
+    times: 1,
+  });
+  const faulted = await tool(client, 'create_customer', {});
+  assert.equal(faulted.isError, true);
+  assert.equal(faulted.json.status, 503, faulted.text);
+  assert.equal(faulted.json.details.reason, 'SANDBOX_FAULT');
+  const log = await ok(client, 'request_log', { status: '5xx' });
+  assert.ok(
+    log.data.some(
+      (entry: { faultId: string; path: string }) => entry.faultId === rule.id && entry.path === '/customers',
+    ),
+    `the request log shows the faulted request: ${JSON.stringify(log.data)}`,
+  );
+  await ok(client, 'add_fault', { route: '/sandbox/trigger', drop: true, times: 1 });
+  assert.equal((await ok(client, 'list_faults')).data.length, 2, 'both rules are listed');
+  const dropped = await tool(client, 'trigger_event', { event: 'TEST' });
+  assert.equal(dropped.isError, true);
+  assert.equal(dropped.json.code, 'NO_ANSWER', dropped.text);
+  const triggered = await ok(client, 'trigger_event', { event: 'OUTGOING_PAYMENT.COMPLETED' });
+  assert.match(triggered.eventId, /^Webhook:/);
+  const cleared = await ok(client, 'remove_fault', { all: true });
+  assert.equal(typeof cleared.deleted, 'number');
+  assert.deepEqual((await ok(client, 'list_faults')).data, []);
+}

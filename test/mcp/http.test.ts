@@ -9,7 +9,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { after, describe, it } from '../helpers/node-test.ts';
 import { basicAuth, engine, useServer } from '../helpers/harness.ts';
 import type { Credentials } from '../../src/services/platforms.ts';
-import { checkListings, checkRefusals, driveFailedPayout, ok, startReceiver, tool, type Receiver } from './flow.ts';
+import {
+  checkFaultsAndLog,
+  checkListings,
+  checkRefusals,
+  driveFailedPayout,
+  ok,
+  startReceiver,
+  tool,
+  type Receiver,
+} from './flow.ts';
 
 const clients: Client[] = [];
 after(() => Promise.all(clients.map((c) => c.close())));
@@ -57,6 +66,7 @@ describe(`the MCP server at /mcp on a running service (${engine})`, () => {
     await checkListings(client);
     await driveFailedPayout(client, receiver);
     await checkRefusals(client);
+    await checkFaultsAndLog(client);
   });
 
   it('makes a workspace (with the admin key it was sent) whose credentials a new connection then uses', async () => {

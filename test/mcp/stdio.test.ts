@@ -10,7 +10,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { VARIABLES } from '../../src/config.ts';
 import { after, describe, it } from '../helpers/node-test.ts';
 import { engine, useServer } from '../helpers/harness.ts';
-import { checkListings, checkRefusals, driveFailedPayout, ok, startReceiver, tool, type Receiver } from './flow.ts';
+import {
+  checkFaultsAndLog,
+  checkListings,
+  checkRefusals,
+  driveFailedPayout,
+  ok,
+  startReceiver,
+  tool,
+  type Receiver,
+} from './flow.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -57,6 +66,7 @@ describe(`payouts mcp over stdio, against a running server (${engine})`, () => {
     await checkListings(client);
     await driveFailedPayout(client, receiver);
     await checkRefusals(client);
+    await checkFaultsAndLog(client);
   });
 
   it('refuses production credentials with the API 403, before anything is made', async () => {
