@@ -29,6 +29,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rateLimits: config.rateLimitPerMinute,
     validateResponses: options.validateResponses ?? false,
     ready: () => store.ping(),
+    mcpHttp: config.mcpHttp,
   });
   if (config.runWorkers) services.worker.start();
   let closed = false;

@@ -84,6 +84,13 @@ export interface Config {
   sandboxWorkspaces: { mode: 'open' | 'admin' | 'off'; adminKey: string | undefined };
   /** The sandbox request log: entries kept per workspace, and whether bodies (secrets redacted) are kept too. */
   sandboxRequestLog: { size: number; bodies: boolean };
+  /** Serve the MCP server over streamable HTTP at /mcp, for sandbox credentials (docs/agents.md). */
+  mcpHttp: boolean;
+  /**
+   * Where the log goes. stdout, but for the sandbox `payouts mcp` starts in its own process, whose stdout
+   * carries the MCP protocol: it sets stderr. Not a variable: nothing else has a reason to change it.
+   */
+  logStream: 'stdout' | 'stderr';
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -199,6 +206,7 @@ export const VARIABLES = {
   ),
   SANDBOX_REQUEST_LOG_SIZE: variable(integer(10, 100_000), 'a number of entries per workspace from 10 to 100000', 1000),
   SANDBOX_REQUEST_LOG_BODIES: variable(boolean, '`true` or `false`', 'false'),
+  MCP_HTTP: variable(boolean, '`true` or `false`', 'false'),
 } as const;
 
 type Name = keyof typeof VARIABLES;
@@ -502,5 +510,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       size: value(env, 'SANDBOX_REQUEST_LOG_SIZE'),
       bodies: value(env, 'SANDBOX_REQUEST_LOG_BODIES') === 'true',
     },
+    mcpHttp: value(env, 'MCP_HTTP') === 'true',
+    logStream: 'stdout',
   };
 }

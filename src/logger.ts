@@ -25,6 +25,13 @@ export const REDACTED_PATHS = [
  * choice is stdout's: a service manager, a pipe or a file gets JSON.
  */
 export function makeLogger(config: Config, terminal = process.stdout.isTTY): Logger {
+  if (config.logStream === 'stderr') {
+    // stdout is someone else's (the MCP protocol): JSON lines on stderr, which an MCP client keeps as the log.
+    return pino(
+      { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+      pino.destination(2),
+    );
+  }
   const options = {
     level: config.logLevel,
     // Credentials never reach the logs, whatever a serializer or a plugin later decides to include.

@@ -37,6 +37,8 @@ export interface ApiRequest {
   path: string;
   body?: unknown;
   idempotencyKey?: string;
+  /** More request headers (x-sandbox-admin-key for a workspace). */
+  headers?: Record<string, string>;
 }
 
 export interface ApiClient {
@@ -73,6 +75,15 @@ export function expectOk(request: ApiRequest, answer: ApiAnswer): ApiAnswer {
 
 /** The client for a command's options and environment; a usage error when the credentials are missing. */
 export async function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = process.env): Promise<ApiClient> {
+  const { baseUrl, credentials } = await apiTargetOf(input, env);
+  return makeApiClient(baseUrl, credentials);
+}
+
+/** The API's base URL and the sandbox credentials a command's options and environment name (see apiClientOf). */
+export async function apiTargetOf(
+  input: CliInput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ baseUrl: string; credentials: { tokenId: string; clientSecret: string } }> {
   const server = (stringOption(input.options, 'url') ?? env.PAYOUTS_URL ?? `http://127.0.0.1:${env.PORT || 8080}`)
     .trim()
     .replace(/\/+$/, '');
@@ -103,7 +114,7 @@ export async function apiClientOf(input: CliInput, env: NodeJS.ProcessEnv = proc
         `(or SANDBOX_CREDENTIALS_FILE); a local server's first start writes them to ${file}`,
     );
   }
-  return makeApiClient(baseUrl, credentials);
+  return { baseUrl, credentials };
 }
 
 /** The `Authorization` header value of sandbox credentials (HTTP Basic). */
@@ -124,8 +135,8 @@ export function makeApiClient(
   const server = baseUrl.slice(0, baseUrl.length - API_VERSION.length - 1);
   return {
     baseUrl,
-    async call({ method, path, body, idempotencyKey }) {
-      const headers: Record<string, string> = { accept: 'application/json' };
+    async call({ method, path, body, idempotencyKey, headers: more }) {
+      const headers: Record<string, string> = { ...more, accept: 'application/json' };
       if (authorization) headers.authorization = authorization;
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;

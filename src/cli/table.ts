@@ -6,6 +6,7 @@ import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
 import { logsCommands } from './commands/logs.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -25,4 +26,5 @@ export const COMMANDS: readonly CliCommand[] = [
   triggerCommand,
   listenCommand,
   ...logsCommands,
+  mcpCommand,
 ];

@@ -34,6 +34,8 @@ export interface HttpOptions {
   validateResponses: boolean;
   /** Readiness: throws when the database cannot be reached. */
   ready: () => Promise<void>;
+  /** Serve the MCP server at /mcp (MCP_HTTP); its SDK is loaded only then. */
+  mcpHttp?: boolean;
 }
 
 function makeAjv(coerce: boolean): Ajv {
@@ -318,6 +320,7 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   await app.register(operatorRoutes(services), { prefix: '/operator' });
   await app.register(connectorRoutes(services), { prefix: '/connectors' });
   await app.register(dashboard(services), { prefix: '/dashboard' });
+  if (options.mcpHttp) (await import('./mcp.ts')).mcpRoutes(app as Http, services);
 
   return app;
 }

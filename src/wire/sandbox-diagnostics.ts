@@ -145,3 +145,31 @@ export const SandboxFaultsCleared = component(
   Type.Object({ deleted: Type.Integer({ minimum: 0, description: 'Rules removed' }) }),
   { deleted: 2 },
 );
+
+export const SandboxPosting = component(
+  'SandboxPosting',
+  Type.Object({
+    entryId: Type.String({ description: 'The journal entry: every posting of one entry sums to zero per currency' }),
+    kind: Type.String({ description: 'What moved the money: TRANSFER_OUT, REFUND, SANDBOX_FUNDING, …' }),
+    createdAt: Timestamp,
+    line: Type.Integer({ minimum: 0 }),
+    accountId: Type.String(),
+    accountKind: Type.Union([Type.String(), Type.Null()], {
+      description: 'CUSTOMER, PLATFORM, SETTLEMENT, IN_FLIGHT, FX_LIQUIDITY, FEE_REVENUE',
+    }),
+    currency: Type.String(),
+    amount: Type.Integer({ description: 'Smallest unit; positive credits the account, negative debits it' }),
+  }),
+  {
+    entryId: 'JournalEntry:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e30',
+    kind: 'TRANSFER_OUT',
+    createdAt: '2025-10-13T10:30:00.000Z',
+    line: 0,
+    accountId: 'InternalAccount:019a2f4e-7c1d-7b3a-9f0e-5d8c6b4a3e24',
+    accountKind: 'CUSTOMER',
+    currency: 'USD',
+    amount: -2500,
+  },
+);
+
+export const SandboxPostingList = DataList(SandboxPosting);

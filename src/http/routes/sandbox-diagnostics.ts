@@ -7,6 +7,7 @@ import {
   SandboxFaultCreate,
   SandboxFaultList,
   SandboxFaultsCleared,
+  SandboxPostingList,
   SandboxRequestListQuery,
   SandboxRequestPage,
 } from '../../wire/sandbox-diagnostics.ts';
@@ -42,6 +43,12 @@ const DOCS = {
     summary: 'Remove every fault rule of the calling workspace',
     description: 'Answers how many were removed. A reset removes them too.',
   },
+  postings: {
+    summary: "A sandbox payment's ledger postings, oldest first",
+    description:
+      'Every posting of the journal entries the payment made (debit, refund, settlement, fees), one line per ' +
+      'account and currency, with the kind of account. Sandbox only; an unknown id is a 404.',
+  },
 };
 
 function filtersOf(q: {
@@ -74,7 +81,8 @@ function filtersOf(q: {
   };
 }
 
-export function sandboxDiagnosticRoutes(api: Http, { sandboxRequests, sandboxFaults }: Services): void {
+export function sandboxDiagnosticRoutes(api: Http, services: Services): void {
+  const { sandboxRequests, sandboxFaults, transactions, overview } = services;
   const tags = ['Sandbox'];
   api.get('/sandbox/requests', {
     config: { permission: 'VIEW', sandboxOnly: true },
@@ -115,5 +123,20 @@ export function sandboxDiagnosticRoutes(api: Http, { sandboxRequests, sandboxFau
     config: { permission: 'TRANSACT', sandboxOnly: true },
     schema: { tags, ...DOCS.clear, response: { 200: SandboxFaultsCleared, ...errors(401, 403) } },
     handler: async (req) => ({ deleted: await sandboxFaults.clear(req.principal) }),
+  });
+  api.get('/sandbox/transactions/:transactionId/postings', {
+    config: { permission: 'VIEW', sandboxOnly: true },
+    schema: {
+      tags,
+      ...DOCS.postings,
+      params: IdParam('transactionId', 'Transaction'),
+      response: { 200: SandboxPostingList, ...errors(401, 403, 404) },
+    },
+    handler: async (req) => {
+      // The payment first: another workspace's id, or none, answers 404 like every other read.
+      const transaction = await transactions.get(req.principal, req.params.transactionId);
+      const postings = await overview.postingsOf(req.principal, transaction.id);
+      return { data: postings.map((p) => ({ ...p, amount: Number(p.amount) })) };
+    },
   });
 }
