@@ -19,6 +19,7 @@ import { makeOverviewService, type OverviewService } from './overview.ts';
 import { makePlatformConfigService, type PlatformConfigService } from './platform-config.ts';
 import { loadScope } from '../platforms.ts';
 import { makeConnectorService, type ConnectorService } from './connectors/index.ts';
+import { makeBankService, type BankService } from './bank/index.ts';
 import { makeQuoteService, type QuoteService } from './quotes/index.ts';
 import { makeRateService, type RateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate, type ReceiverLookupService } from './receiver-lookups.ts';
@@ -109,6 +110,8 @@ export interface Services {
   sandboxWorkspaces: SandboxWorkspaceService;
   sandboxTriggers: SandboxTriggerService;
   connectors: ConnectorService;
+  /** The ISO 20022 bank-file connectors: exports (and, with them, what comes back from the bank). */
+  bank: BankService;
 }
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
@@ -164,6 +167,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     platformConfig: makePlatformConfigService(ctx, webhooks),
     overview: makeOverviewService(ctx),
     connectors,
+    bank: makeBankService(ctx, worker, log),
     sandboxRequests,
     sandboxFaults,
     sandboxWorkspaces: makeSandboxWorkspaceService(ctx, { sandboxRequests, sandboxFaults }),

@@ -183,7 +183,7 @@ function transferIn(deps: TransferDeps, scope: Scope, input: TransferInput): Pro
       source_account_id: source.id,
       destination_account_id: destination.id,
       outcome: JSON.stringify(
-        railOutcome(ctx, scope, { currency: source.currency, externalAccount: true }, () =>
+        railOutcome(ctx, scope, { currency: source.currency, externalAccount: true, pull: true }, () =>
           transferOutcome(source.primary_identifier, 'IN'),
         ),
       ),

@@ -38,6 +38,9 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/connectors/cancel.ts':
     'a production cancel and its answer are stamped with real time, as rail calls are',
   'src/services/index.ts': 'hands the dashboard real time for what the process did (a ledger check, a logged request)',
+  'src/services/bank/index.ts': 'bank cut-offs are times of the real day (UTC), and production has no sandbox clock',
+  'src/services/bank/export.ts': 'when a bank file was made and its payments claimed is a fact of the process',
+  'src/services/bank/recover.ts': 'when a recovered bank file was placed in the outbox is a fact of the process',
 };
 
 /**

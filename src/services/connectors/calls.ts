@@ -59,6 +59,7 @@ const RAIL_COLUMNS = everyColumnOf<RailPaymentsTable>()([
   'attention_since',
   'created_at',
   'updated_at',
+  'bank_file_id',
 ]);
 const ACCOUNT = 'account__';
 

@@ -10,12 +10,14 @@ import type { Ctx, Scope } from '../../context.ts';
 export function railOutcome(
   ctx: Ctx,
   scope: Scope,
-  route: { currency: string; externalAccount: boolean },
+  route: { currency: string; externalAccount: boolean; pull?: boolean },
   sandbox: () => Outcome,
 ): Outcome {
   if (scope.environment === 'sandbox') return sandbox();
   const connector = route.externalAccount
     ? routeFor(ctx.config.connectors.routes, route.currency, scope.platformId)
     : MANUAL_CONNECTOR;
+  // A connector that cannot pull (a bank-file one pays out only) leaves a pull to an operator.
+  if (route.pull && ctx.config.connectors.banks[connector]) return { kind: 'MANUAL' };
   return connector === MANUAL_CONNECTOR ? { kind: 'MANUAL' } : { kind: 'CONNECTOR', connector };
 }
