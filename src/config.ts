@@ -84,6 +84,11 @@ export interface Config {
   sandboxWorkspaces: { mode: 'open' | 'admin' | 'off'; adminKey: string | undefined };
   /** The sandbox request log: entries kept per workspace, and whether bodies (secrets redacted) are kept too. */
   sandboxRequestLog: { size: number; bodies: boolean };
+  /**
+   * Check every answer of the API and every webhook sent against the served OpenAPI document, and record what
+   * does not match (services/contract-check.ts). Off by default: it validates every body once more.
+   */
+  contractCheck: boolean;
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -199,6 +204,7 @@ export const VARIABLES = {
   ),
   SANDBOX_REQUEST_LOG_SIZE: variable(integer(10, 100_000), 'a number of entries per workspace from 10 to 100000', 1000),
   SANDBOX_REQUEST_LOG_BODIES: variable(boolean, '`true` or `false`', 'false'),
+  SANDBOX_CONTRACT_CHECK: variable(boolean, '`true` or `false`', 'false'),
 } as const;
 
 type Name = keyof typeof VARIABLES;
@@ -502,5 +508,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       size: value(env, 'SANDBOX_REQUEST_LOG_SIZE'),
       bodies: value(env, 'SANDBOX_REQUEST_LOG_BODIES') === 'true',
     },
+    contractCheck: value(env, 'SANDBOX_CONTRACT_CHECK') === 'true',
   };
 }
