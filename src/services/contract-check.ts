@@ -65,16 +65,32 @@ interface Deps {
   ajv: Ajv | undefined;
   paths: Node;
   validators: Map<string, ValidateFunction | null>;
+  /** Where each schema object of the document is (`#/components/schemas/Customer`), by identity. */
+  pointers: WeakMap<object, string>;
   recent: ContractMismatch[];
   total: number;
 }
 
 function makeAjv(document: Node): Ajv {
   // Strict output, as clients read it: no coercion, no defaults filled in. Every error, so a report is whole.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, coerceTypes: false });
+  // verbose: each error carries the schema object it broke, found again in the document by `pointers`.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, coerceTypes: false, verbose: true });
   addFormats.default(ajv);
   ajv.addSchema(document, DOCUMENT_ID);
   return ajv;
+}
+
+/** Every object of the document by where it is, the first place it is met. */
+function pointersOf(document: Node): WeakMap<object, string> {
+  const pointers = new WeakMap<object, string>();
+  const visit = (value: unknown, at: string, depth: number): void => {
+    if (typeof value !== 'object' || value === null || pointers.has(value) || depth > 64) return;
+    pointers.set(value, at);
+    const entries = Array.isArray(value) ? value.entries() : Object.entries(value);
+    for (const [key, child] of entries) visit(child, `${at}/${escape(String(key))}`, depth + 1);
+  };
+  visit(document, '#', 0);
+  return pointers;
 }
 
 function documentOf(deps: Deps): Ajv | undefined {
@@ -82,6 +98,7 @@ function documentOf(deps: Deps): Ajv | undefined {
   const document = deps.document();
   if (!isNode(document)) return undefined;
   deps.paths = isNode(document.paths) ? document.paths : {};
+  deps.pointers = pointersOf(document);
   deps.ajv = makeAjv(document);
   return deps.ajv;
 }
@@ -107,6 +124,7 @@ function documentPath(url: string): string {
 }
 
 function fromAjv(
+  pointers: WeakMap<object, string>,
   errors: ErrorObject[] | null | undefined,
   base: Omit<ContractMismatch, 'path' | 'rule' | 'schemaPath' | 'message'>,
 ) {
@@ -117,10 +135,17 @@ function fromAjv(
       ...base,
       path: e.instancePath,
       rule: e.keyword,
-      schemaPath: e.schemaPath,
+      schemaPath: schemaPathOf(pointers, e),
       message: `${e.instancePath || 'the body'} ${e.message ?? 'is invalid'}${detail}${allowed}`,
     };
   });
+}
+
+/** The rule's place in the document (`#/components/schemas/Customer/required`), or Ajv's relative path. */
+function schemaPathOf(pointers: WeakMap<object, string>, e: ErrorObject): string {
+  const parent = e.parentSchema;
+  const at = parent && typeof parent === 'object' ? pointers.get(parent) : undefined;
+  return at === undefined ? e.schemaPath : `${at}/${escape(e.keyword)}`;
 }
 
 function keep(deps: Deps, found: ContractMismatch[]): ContractMismatch[] {
@@ -173,7 +198,7 @@ function responseMismatches(
   if (!media.includes('json')) return [];
   const validate = validatorAt(deps, ajv, `${pointer}/content/${escape(media)}/schema`);
   if (!validate || validate(body)) return [];
-  return fromAjv(validate.errors, base);
+  return fromAjv(deps.pointers, validate.errors, base);
 }
 
 function checkResponse(deps: Deps, method: string, url: string, status: number, type: string, body: unknown) {
@@ -217,7 +242,7 @@ function checkWebhook(deps: Deps, scope: Scope, eventType: string, body: unknown
   const eventId = isNode(body) && typeof body.id === 'string' ? { eventId: body.id } : {};
   if (!validate || validate(body)) return [];
   const base = { kind: 'webhook' as const, operation: `webhook ${eventType}`, status, ...eventId };
-  const found = keep(deps, fromAjv(validate.errors, base));
+  const found = keep(deps, fromAjv(deps.pointers, validate.errors, base));
   if (scope.environment === 'sandbox') recordWebhook(deps, scope, eventType, status, found);
   return found;
 }
@@ -260,6 +285,7 @@ export function makeContractCheck(
     ajv: undefined,
     paths: {},
     validators: new Map(),
+    pointers: new WeakMap(),
     recent: [],
     total: 0,
   };
