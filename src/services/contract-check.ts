@@ -270,6 +270,16 @@ function recordWebhook(deps: Deps, scope: Scope, eventType: string, status: numb
   });
 }
 
+/** A check that fails is logged and finds nothing: it must never change an answer or stop a delivery. */
+function never(deps: Deps, check: () => ContractMismatch[]): ContractMismatch[] {
+  try {
+    return check();
+  } catch (err) {
+    deps.log.warn({ err }, 'contract check: the check itself failed');
+    return [];
+  }
+}
+
 export function makeContractCheck(
   enabled: boolean,
   log: Logger,
@@ -296,8 +306,10 @@ export function makeContractCheck(
       deps.ajv = undefined;
       deps.validators.clear();
     },
-    checkResponse: (method, url, status, type, body) => checkResponse(deps, method, url, status, type, body),
-    checkWebhook: (scope, eventType, body, status) => checkWebhook(deps, scope, eventType, body, status),
+    checkResponse: (method, url, status, type, body) =>
+      never(deps, () => checkResponse(deps, method, url, status, type, body)),
+    checkWebhook: (scope, eventType, body, status) =>
+      never(deps, () => checkWebhook(deps, scope, eventType, body, status)),
     recent: () => [...deps.recent],
     count: () => deps.total,
   };
