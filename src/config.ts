@@ -93,6 +93,11 @@ export interface Config {
    * carries the MCP protocol: it sets stderr. Not a variable: nothing else has a reason to change it.
    */
   logStream: 'stdout' | 'stderr';
+  /**
+   * Check every answer of the API and every webhook sent against the served OpenAPI document, and record what
+   * does not match (services/contract-check.ts). Off by default: it validates every body once more.
+   */
+  contractCheck: boolean;
 }
 
 /** A configuration the process must not start with; its message is the one line shown to the operator. */
@@ -209,6 +214,7 @@ export const VARIABLES = {
   SANDBOX_REQUEST_LOG_SIZE: variable(integer(10, 100_000), 'a number of entries per workspace from 10 to 100000', 1000),
   SANDBOX_REQUEST_LOG_BODIES: variable(boolean, '`true` or `false`', 'false'),
   MCP_HTTP: variable(boolean, '`true` or `false`', 'false'),
+  SANDBOX_CONTRACT_CHECK: variable(boolean, '`true` or `false`', 'false'),
 } as const;
 
 type Name = keyof typeof VARIABLES;
@@ -553,5 +559,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     },
     mcpHttp: value(env, 'MCP_HTTP') === 'true',
     logStream: 'stdout',
+    contractCheck: value(env, 'SANDBOX_CONTRACT_CHECK') === 'true',
   };
 }

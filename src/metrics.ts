@@ -38,6 +38,14 @@ export function makeMetrics(store: Store) {
       labelNames: ['route'] as const,
       registers: [registry],
     }),
+    contractMismatches: new Counter({
+      name: 'payouts_contract_mismatches_total',
+      help:
+        'Answers and webhooks found not to match the OpenAPI document (SANDBOX_CONTRACT_CHECK=true), one per ' +
+        'difference, by kind (response, webhook) and operation',
+      labelNames: ['kind', 'operation'] as const,
+      registers: [registry],
+    }),
   };
   new Gauge({
     name: 'payouts_build_info',

@@ -3,6 +3,7 @@
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
 import { bankCommands } from './commands/bank.ts';
+import { contractCheckCommand } from './commands/contract-check.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
@@ -29,4 +30,5 @@ export const COMMANDS: readonly CliCommand[] = [
   listenCommand,
   ...logsCommands,
   mcpCommand,
+  contractCheckCommand,
 ];

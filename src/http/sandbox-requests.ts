@@ -46,6 +46,13 @@ function apiPathOf(url: string): string {
   }
 }
 
+/** The query string as sent, without its `?`; null when there is none. Cut like a body, past MAX_BODY_CHARS. */
+function queryOf(url: string): string | null {
+  const at = url.indexOf('?');
+  if (at < 0 || at === url.length - 1) return null;
+  return url.slice(at + 1, at + 1 + MAX_BODY_CHARS).replaceAll('\0', '');
+}
+
 /** A JSON value as kept in the log: every secret redacted, cut past MAX_BODY_CHARS. */
 function keptBody(value: unknown): string | null {
   if (value === undefined || value === null) return null;
@@ -114,7 +121,9 @@ function record(log: SandboxRequestLog, request: FastifyRequest, reply: FastifyR
     errorCode: stamp.errorCode,
     faultId: stamp.faultId,
     requestBody: log.keepsBodies && json ? keptBody(request.body) : null,
+    query: log.keepsBodies ? queryOf(request.url) : null,
     responseBody: stamp.responseBody,
+    contractMismatches: request.contractMismatches ?? null,
   });
 }
 

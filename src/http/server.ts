@@ -22,6 +22,7 @@ import { answerClientError, answerFrameworkError, guardApiInput, refuseLongUrl }
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 import { registerOpenApi } from './openapi.ts';
 import { watchSandboxRequests } from './sandbox-requests.ts';
+import { watchContract } from './contract-check.ts';
 import { dashboard } from '../dashboard/index.ts';
 import { namingUnknownFields } from './validation.ts';
 
@@ -305,6 +306,8 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
       api.addHook('onRequest', authenticate);
       // Once the credentials say whose request it is: the sandbox request log and fault rules.
       watchSandboxRequests(api as Http, services.sandboxRequests, services.sandboxFaults);
+      // After the log's hooks: an answer a fault rule made is known as such when it is checked.
+      watchContract(api as Http, services.contractCheck);
       await limitPerToken(api as Http, options.rateLimits);
       api.addHook('preValidation', splitCommaArrays);
       guardApiInput(api as Http);
@@ -321,6 +324,8 @@ export async function buildHttp(services: Services, options: HttpOptions): Promi
   await app.register(connectorRoutes(services), { prefix: '/connectors' });
   await app.register(dashboard(services), { prefix: '/dashboard' });
   if (options.mcpHttp) (await import('./mcp.ts')).mcpRoutes(app as Http, services);
+  // Read when the first answer is checked, once the server is ready: the document is whole only then.
+  services.contractCheck.useDocument(() => app.swagger());
 
   return app;
 }

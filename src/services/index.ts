@@ -5,6 +5,7 @@ import { scopeNowMs, wallNowMs, type Ctx, type Scope } from '../context.ts';
 import { rateAsNumber } from '../domain/rates.ts';
 import { JobWorker, type JobCounter } from '../jobs/worker.ts';
 import { makeMetrics, type Metrics } from '../metrics.ts';
+import { type ContractCheck, makeContractCheck } from './contract-check.ts';
 import type { Environment } from '../domain/environments.ts';
 import { makeDocumentFileStore, type DocumentFileStore } from '../store/document-files.ts';
 import { makeWebhookService, type WebhookService } from '../webhooks/service.ts';
@@ -106,6 +107,7 @@ export interface Services {
   platformConfig: PlatformConfigService;
   overview: OverviewService;
   sandboxRequests: SandboxRequestLog;
+  contractCheck: ContractCheck;
   sandboxFaults: SandboxFaults;
   sandboxWorkspaces: SandboxWorkspaceService;
   sandboxTriggers: SandboxTriggerService;
@@ -138,8 +140,9 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
   if (ctx.store.engine === 'postgres') worker.vacuumAfterClaims(JOB_VACUUM_AFTER_CLAIMS);
   // Each platform environment's ledger check, for its dashboard (see ledger/checks.ts for why not on demand).
   worker.every(LEDGER_CHECK_PASS_EVERY_MS, () => checkDueLedgers(ctx));
-  const webhooks = makeWebhookService(ctx, worker, log, random);
   const sandboxRequests = makeSandboxRequestLog(ctx, log);
+  const contractCheck = makeContractCheck(ctx.config.contractCheck, log, metrics.contractMismatches, sandboxRequests);
+  const webhooks = makeWebhookService(ctx, worker, log, random, contractCheck.checkWebhook);
   const sandboxFaults = makeSandboxFaults(ctx);
   const services = {
     ctx,
@@ -169,6 +172,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     connectors,
     bank: makeBankService(ctx, worker, log),
     sandboxRequests,
+    contractCheck,
     sandboxFaults,
     sandboxWorkspaces: makeSandboxWorkspaceService(ctx, { sandboxRequests, sandboxFaults }),
   };

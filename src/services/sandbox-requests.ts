@@ -31,6 +31,24 @@ const MAX_BUFFERED = 20_000;
 /** A batch that fails this often in a row is dropped: one the database can never take must not block the rest. */
 const MAX_ATTEMPTS = 3;
 
+/** One way an answer or a webhook differs from the document. */
+export interface ContractMismatch {
+  kind: 'response' | 'webhook';
+  /** `GET /customers/{customerId}`, or `webhook OUTGOING_PAYMENT.COMPLETED`. */
+  operation: string;
+  /** The HTTP status answered (a webhook: the receiver's, null when none came back). */
+  status: number | null;
+  /** Where in the body, as a JSON pointer (`/data/0/status`); empty for the body itself. */
+  path: string;
+  /** The schema rule broken: a JSON Schema keyword (`enum`, `required`), or `status`, `content`. */
+  rule: string;
+  /** Where the rule is in the document (`#/components/schemas/Customer/properties/status/enum`). */
+  schemaPath: string;
+  message: string;
+  /** A webhook's event id (`Webhook:…`): the event GET /webhook-events/{eventId} shows. */
+  eventId?: string;
+}
+
 /** What the log says of a request, however it is kept. */
 interface RequestFacts {
   id: string;
@@ -53,6 +71,10 @@ export interface RequestLogEntry extends RequestFacts {
   /** Redacted JSON text, or null (bodies not kept, or none sent). */
   requestBody: string | null;
   responseBody: string | null;
+  /** The query string as sent, without its `?` (kept with the bodies); null when none. */
+  query: string | null;
+  /** What contract check mode found wrong with the answer (SANDBOX_CONTRACT_CHECK); null when nothing. */
+  contractMismatches: ContractMismatch[] | null;
 }
 
 /** An entry as GET /sandbox/requests shows it. */
@@ -60,6 +82,10 @@ export interface LoggedRequest extends RequestFacts {
   time: string;
   requestBody?: unknown;
   responseBody?: unknown;
+  /** With the bodies: the query string as sent (without its `?`), or null. */
+  query?: string | null;
+  /** Present only when contract check mode found the answer (or webhook) not to match the document. */
+  contractMismatches?: ContractMismatch[];
 }
 
 export interface RequestLogFilters {
@@ -73,6 +99,8 @@ export interface RequestLogFilters {
   faultId?: string | undefined;
   sinceMs?: number | undefined;
   untilMs?: number | undefined;
+  /** Only entries contract check mode found a mismatch in. */
+  contractMismatch?: boolean | undefined;
 }
 
 export interface SandboxRequestLog {
@@ -104,6 +132,8 @@ function toRow(e: RequestLogEntry): SandboxRequestsTable {
     fault_id: e.faultId,
     request_body: e.requestBody,
     response_body: e.responseBody,
+    query: e.query,
+    contract_mismatches: e.contractMismatches?.length ? JSON.stringify(e.contractMismatches) : null,
   };
 }
 
@@ -122,7 +152,10 @@ function toLoggedRequest(row: SandboxRequestsTable, withBodies: boolean): Logged
     errorCode: row.error_code,
     faultId: row.fault_id,
   };
+  if (row.contract_mismatches !== null)
+    entry.contractMismatches = JSON.parse(row.contract_mismatches) as ContractMismatch[];
   if (withBodies) {
+    entry.query = row.query;
     entry.requestBody = parsed(row.request_body);
     entry.responseBody = parsed(row.response_body);
   }
@@ -199,6 +232,8 @@ function filtered(ctx: Ctx, scope: Scope, f: RequestLogFilters) {
   if (f.faultId !== undefined) q = q.where('fault_id', '=', f.faultId);
   if (f.sinceMs !== undefined) q = q.where('created_at', '>=', BigInt(f.sinceMs));
   if (f.untilMs !== undefined) q = q.where('created_at', '<=', BigInt(f.untilMs));
+  if (f.contractMismatch === true) q = q.where('contract_mismatches', 'is not', null);
+  if (f.contractMismatch === false) q = q.where('contract_mismatches', 'is', null);
   return q;
 }
 

@@ -436,6 +436,10 @@ export interface SandboxRequestsTable {
   /** JSON with every secret redacted, kept only when the server keeps bodies (SANDBOX_REQUEST_LOG_BODIES). */
   request_body: string | null;
   response_body: string | null;
+  /** The query string as sent (without its `?`), kept with the bodies; null without them or when none was sent. */
+  query: string | null;
+  /** JSON list of what contract check mode found wrong (SANDBOX_CONTRACT_CHECK); null when nothing was. */
+  contract_mismatches: string | null;
 }
 
 export interface SandboxFaultsTable {

@@ -19,6 +19,7 @@ import {
 import { makeKeyStore } from './keys.ts';
 import { standardPublicKey } from './signing.ts';
 import { sendTestWebhook, type TestWebhookResult } from './test-webhook.ts';
+import type { CheckSent } from './sign-and-post.ts';
 
 export interface WebhookService {
   /** Lets the sender of `eventType` act on what receivers answer (see AnswerHandler); one per type. */
@@ -45,6 +46,7 @@ export function makeWebhookService(
   worker: JobWorker,
   log: Logger,
   random: () => number = Math.random,
+  checkSent?: CheckSent,
 ): WebhookService {
   const deps: WebhookDeps = {
     ctx,
@@ -54,6 +56,7 @@ export function makeWebhookService(
     },
     keyStore: makeKeyStore(ctx),
     realNow: () => wallNowMs(ctx),
+    checkSent,
     answerHandlers: new Map<string, AnswerHandler>(),
     log,
     random,

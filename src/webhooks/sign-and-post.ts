@@ -17,7 +17,12 @@ export interface PostDeps {
   ctx: Ctx;
   keyStore: ReturnType<typeof makeKeyStore>;
   realNow: () => number;
+  /** Contract check mode's look at each webhook as sent (services/contract-check.ts); absent: none. */
+  checkSent?: CheckSent | undefined;
 }
+
+/** Called with every webhook body sent and the receiver's status; it must not throw. */
+export type CheckSent = (scope: Scope, eventType: string, body: unknown, status: number | null) => unknown;
 
 /** What an attempt sent (the exact body and headers) and what came back. */
 export type SendResult = PostResult & { sentAtMs: number; requestBody: string; requestHeaders: Record<string, string> };
@@ -41,5 +46,7 @@ export async function signAndPost(
   const publicOnly = publicTargetsOnly(ctx.config, scope.environment);
   const timeoutMs = ctx.config.webhookTimeoutMs;
   const posted = await postWebhook({ url, body, headers, timeoutMs, clockMs: realNow, publicOnly });
+  // Checked as the receiver got it (the JSON text parsed back: no undefined, no bigint), once it answered.
+  if (deps.checkSent) deps.checkSent(scope, event.type, JSON.parse(body.toString('utf8')), posted.status);
   return { sentAtMs, requestBody: body.toString('utf8'), requestHeaders: headers, ...posted };
 }

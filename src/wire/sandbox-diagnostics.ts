@@ -12,6 +12,17 @@ const BODY =
   'Kept only when the server runs with SANDBOX_REQUEST_LOG_BODIES=true; every property whose name says ' +
   'secret, password or key is [redacted], and a body past 16 KiB is cut (kept as a string)';
 
+const ContractMismatch = Type.Object({
+  kind: StringEnum(['response', 'webhook'] as const),
+  operation: Type.String({ description: 'GET /customers/{customerId}, or webhook OUTGOING_PAYMENT.COMPLETED' }),
+  status: Type.Union([Type.Integer(), Type.Null()]),
+  path: Type.String({ description: 'Where in the body, as a JSON pointer (/data/0/status); empty for the body' }),
+  rule: Type.String({ description: 'The JSON Schema keyword broken (enum, required, type…), or status, content' }),
+  schemaPath: Type.String({ description: 'Where the rule is in the OpenAPI document' }),
+  message: Type.String(),
+  eventId: Type.Optional(Type.String({ description: "A webhook's event id (Webhook:<uuid>)" })),
+});
+
 export const SandboxRequest = component(
   'SandboxRequest',
   Type.Object({
@@ -32,6 +43,18 @@ export const SandboxRequest = component(
     faultId: Nullable(Type.String({ description: 'The fault rule applied to the request, if any' })),
     requestBody: Type.Optional(Type.Unknown({ description: BODY })),
     responseBody: Type.Optional(Type.Unknown({ description: BODY })),
+    query: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'Kept with the bodies: the query string as sent, without its ?; null when there was none',
+      }),
+    ),
+    contractMismatches: Type.Optional(
+      Type.Array(ContractMismatch, {
+        description:
+          'Only with SANDBOX_CONTRACT_CHECK=true, and only when the answer (or, for a WEBHOOK entry, the webhook ' +
+          'sent) does not match the OpenAPI document: what differs, where in the body, and the schema rule',
+      }),
+    ),
   }),
   {
     id: 'LogEntry:019a0c4e-7d2b-7c4e-9a51-3f0e2b6d8a20',
@@ -65,6 +88,9 @@ export const SandboxRequestListQuery = Type.Object({
   ),
   until: Type.Optional(
     Type.String({ format: 'date-time', description: 'Requests that arrived at or before this time' }),
+  ),
+  contractMismatch: Type.Optional(
+    Type.Boolean({ description: 'true: only entries contract check mode found a mismatch in; false: only the others' }),
   ),
 });
 

@@ -1,7 +1,10 @@
 // `payouts logs tail`: a sandbox workspace's request log in the terminal, as `stripe logs tail` shows a
 // Stripe account's: the recent requests, then every new one as it comes, until Ctrl-C. It reads the log
 // over the HTTP API (GET /sandbox/requests), so it works against any running server, local or shared.
+// `payouts logs export --fixture FILE` turns a span of it (recorded with bodies) into a fixtures file
+// (cli/log-fixture.ts does the turning).
 import type { LoggedRequest } from '../../services/sandbox-requests.ts';
+import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_OPTIONS, apiClientOf, expectOk, type ApiClient } from '../api-client.ts';
 import { stringOption, type CliCommand, type CliInput } from '../command.ts';
@@ -123,6 +126,66 @@ async function tail(input: CliInput): Promise<number> {
   return 0;
 }
 
+/** Pages an export reads at most: 100 000 entries, far past the largest log a workspace keeps. */
+const MAX_EXPORT_PAGES = 1000;
+
+/** The workspace's whole log in the span, oldest first (the API answers newest first). */
+async function span(client: ApiClient, input: CliInput): Promise<Entry[]> {
+  const query = new URLSearchParams();
+  for (const name of ['since', 'until'] as const) {
+    const value = stringOption(input.options, name);
+    if (value !== undefined) query.set(name, value);
+  }
+  query.set('limit', String(PAGE));
+  const found: Entry[] = [];
+  for (let i = 0; i < MAX_EXPORT_PAGES; i++) {
+    const answer = await page(client, query);
+    found.push(...answer.data);
+    if (!answer.nextCursor) break;
+    query.set('cursor', answer.nextCursor);
+  }
+  found.reverse();
+  const from = stringOption(input.options, 'from');
+  if (from === undefined) return found;
+  const at = found.findIndex((e) => e.id === from);
+  if (at < 0) input.fail(`--from ${from}: no entry of the log (in the span asked for) has this id`);
+  return found.slice(at);
+}
+
+async function exportFixture(input: CliInput): Promise<number> {
+  const file = stringOption(input.options, 'fixture') ?? input.fail('--fixture FILE is required');
+  const workspace = stringOption(input.options, 'workspace');
+  // A workspace's credentials file (POST /sandbox/workspaces' answer, or one {tokenId, clientSecret}).
+  const env = workspace
+    ? {
+        ...process.env,
+        SANDBOX_CREDENTIALS_FILE: workspace,
+        SANDBOX_TOKEN_ID: undefined,
+        SANDBOX_CLIENT_SECRET: undefined,
+      }
+    : process.env;
+  const client = await apiClientOf(input, env);
+  const entries = await span(client, input);
+  const { fixtureFromLog } = await import('../log-fixture.ts');
+  let exported: ReturnType<typeof fixtureFromLog>;
+  try {
+    const first = entries[0]?.time ?? 'the start';
+    exported = fixtureFromLog(entries, `Recorded from the sandbox request log, ${first} on (payouts logs export)`);
+  } catch (err) {
+    process.stderr.write(`payouts: ${(err as Error).message}; nothing was written\n`);
+    return 1;
+  }
+  const text = `${JSON.stringify(exported.file, null, 2)}\n`;
+  if (file === '-') process.stdout.write(text);
+  else writeFileSync(file, text);
+  for (const warning of exported.warnings) process.stderr.write(`payouts: ${warning}\n`);
+  const where = file === '-' ? 'standard output' : file;
+  process.stderr.write(
+    `payouts: ${exported.file.fixtures.length} step(s) written to ${where}; replay with \`payouts fixtures ${file}\`\n`,
+  );
+  return 0;
+}
+
 export const logsCommands: CliCommand[] = [
   {
     path: ['logs', 'tail'],
@@ -137,5 +200,25 @@ export const logsCommands: CliCommand[] = [
     database: 'none',
     writes: false,
     run: tail,
+  },
+  {
+    path: ['logs', 'export'],
+    summary:
+      "turn a span of a sandbox workspace's request log (recorded with bodies) into a fixtures file that " +
+      '`payouts fixtures FILE` replays, ids written as references to earlier steps',
+    options: [
+      ...API_OPTIONS,
+      { flags: '--fixture <file>', description: 'the fixtures file to write (- for standard output)', required: true },
+      { flags: '--from <id>', description: 'start at this entry of the log (LogEntry:…), oldest first' },
+      { flags: '--since <time>', description: 'only requests from this time on (RFC 3339)' },
+      { flags: '--until <time>', description: 'only requests up to this time (RFC 3339)' },
+      {
+        flags: '--workspace <file>',
+        description: "the workspace's credentials file (POST /sandbox/workspaces' answer, or {tokenId, clientSecret})",
+      },
+    ],
+    database: 'none',
+    writes: false,
+    run: exportFixture,
   },
 ];

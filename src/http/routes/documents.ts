@@ -172,6 +172,9 @@ function uploadRoutes(api: Http, { documents, documentFiles }: Services): void {
   });
 }
 
+/** The media types a document file is served as (uploads are checked by their bytes to be one of them). */
+const FILE_TYPES = ['application/pdf', 'image/jpeg', 'image/png'];
+
 export function documentRoutes(api: Http, services: Services): void {
   const { documents } = services;
   uploadRoutes(api, services);
@@ -198,8 +201,15 @@ export function documentRoutes(api: Http, services: Services): void {
       tags,
       ...DOCS.file,
       params,
-      produces: ['application/pdf', 'image/jpeg', 'image/png'],
-      response: { 200: DocumentFile, ...errors(401, 403, 404) },
+      // The file's media types are the 200's alone: `produces` would give them to the error answers too,
+      // which are JSON like every other (a contract defect contract check mode found).
+      response: {
+        200: {
+          description: 'The file, as uploaded',
+          content: Object.fromEntries(FILE_TYPES.map((type) => [type, { schema: DocumentFile }])),
+        },
+        ...errors(401, 403, 404),
+      },
     },
     handler: async (req, reply) => {
       const file = await documents.open(req.principal, req.params.documentId);

@@ -61,6 +61,7 @@ function filtersOf(q: {
   faultId?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
+  contractMismatch?: boolean | undefined;
 }): RequestLogFilters {
   const status = q.status;
   return {
@@ -78,6 +79,7 @@ function filtersOf(q: {
     faultId: q.faultId,
     sinceMs: ms(q.since),
     untilMs: ms(q.until),
+    contractMismatch: q.contractMismatch,
   };
 }
 

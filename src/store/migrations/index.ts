@@ -21,6 +21,7 @@ import * as m022 from './022_quote_filter_indexes.ts';
 import * as m023 from './023_quote_status_from_payment.ts';
 import * as m024 from './024_rail_connectors.ts';
 import * as m025 from './025_bank_files.ts';
+import * as m026 from './026_contract_mismatches.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '023_quote_status_from_payment': m023,
   '024_rail_connectors': m024,
   '025_bank_files': m025,
+  '026_contract_mismatches': m026,
 };
