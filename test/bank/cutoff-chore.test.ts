@@ -36,7 +36,14 @@ describe('the cut-off chore', () => {
       [],
     );
     nowMs += 3_600_000; // 12:00:20
-    await waitFor(async () => (await status()) === 'PROCESSING', 'the cut-off export', 30_000, 50);
-    assert.equal(readdirSync(folders.outbox).filter((n) => n.endsWith('.xml')).length, 1, 'one file');
+    const files = () => readdirSync(folders.outbox).filter((n) => n.endsWith('.xml'));
+    // The release commits first (PROCESSING), then the file is renamed into the outbox: wait for both.
+    await waitFor(
+      async () => (await status()) === 'PROCESSING' && files().length > 0,
+      'the cut-off export',
+      30_000,
+      50,
+    );
+    assert.equal(files().length, 1, 'one file');
   });
 });

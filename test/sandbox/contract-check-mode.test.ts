@@ -84,11 +84,14 @@ describe(`contract check mode (${engine})`, () => {
     );
     assert.equal(list?.contractMismatches?.[0]?.path, '/data/0', 'the list item, by its JSON pointer');
     const clean = await p.api.get<{ data: LoggedRequest[] }>('/sandbox/requests?contractMismatch=false');
-    assert.ok(clean.body.data.every((e) => e.contractMismatches === undefined));
+    assert.ok(
+      clean.body.data.every((e) => e.contractMismatches === undefined),
+      'the clean entries carry no mismatch',
+    );
 
     const metrics = await fetch(`${server.baseUrl}/metrics`).then((r) => r.text());
     assert.match(metrics, /payouts_contract_mismatches_total\{kind="response",operation="POST \/customers"\} 1/);
-    assert.ok(server.app.services.contractCheck.count() >= 2);
+    assert.ok(server.app.services.contractCheck.count() >= 2, 'the service counts both mismatches');
   });
 
   it('checks each webhook as sent, and gives its mismatches an entry of their own', async () => {
@@ -108,6 +111,9 @@ describe(`contract check mode (${engine})`, () => {
     assert.match(mismatch?.message ?? '', /nickname/);
     assert.match(mismatch?.eventId ?? '', /^Webhook:/);
     // The receiver got the webhook as it always does.
-    assert.ok(receiver.received.some((r) => r.headers['webhook-id'] === mismatch?.eventId));
+    assert.ok(
+      receiver.received.some((r) => r.headers['webhook-id'] === mismatch?.eventId),
+      'the receiver got the webhook',
+    );
   });
 });
