@@ -2,6 +2,7 @@
 // (see command.ts for what an entry says); the parser, --help and the exit codes come with it.
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
+import { bankIngestCommand } from './commands/bank-ingest.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...tokenCommands,
   ...operationCommands,
   ...settlementCommands,
+  bankIngestCommand,
   ...backupCommands,
   ...keyCommands,
   fixturesCommand,
