@@ -2,6 +2,7 @@
 // (see command.ts for what an entry says); the parser, --help and the exit codes come with it.
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
+import { bankCommands } from './commands/bank.ts';
 import { bankIngestCommand } from './commands/bank-ingest.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...tokenCommands,
   ...operationCommands,
   ...settlementCommands,
+  ...bankCommands,
   bankIngestCommand,
   ...backupCommands,
   ...keyCommands,

@@ -145,6 +145,11 @@ async function claim(
   const payment = await lockPayment(runner, trx, scope, quote);
   const failure = refusal(ctx, scope, quote, payment.status, funded);
   if (failure) throw failure;
+  // Funded and still PENDING: it ran, and waits for its bank file (a batch connector, lifecycle.ts holdForBatch).
+  if (payment.funding !== null)
+    throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} ran already; its payment waits for its bank file`, {
+      status: payment.status,
+    });
   await callOffJob(trx, ownedJobId(quote.id), wallNowMs(ctx));
   return payment;
 }
