@@ -71,10 +71,10 @@ describe('kill -9 during a bank file ingest', () => {
     await database?.drop();
   });
 
-  it('applies the file exactly once after the restart', { timeout: 600_000 }, async () => {
-    const first = await spawnServer(env);
-    servers.push(first);
-    const cli = (args: string[]) => runCliOk(args, { ...process.env, ...env });
+  const cli = (args: string[]) => runCliOk(args, { ...process.env, ...env });
+
+  /** A production platform with REALTIME_FUNDING quotes waiting for their funds. */
+  async function quotesOn(first: ServerProcess) {
     const created = JSON.parse((await cli(['platforms', 'create', '--name', 'crash', '--json'])).stdout);
     const api = client(first.baseUrl, created.production);
     const payee = await api.post('/platform/external-accounts', {
@@ -100,6 +100,13 @@ describe('kill -9 during a bank file ingest', () => {
       const { reference } = quote.body.paymentInstructions[0].accountOrWalletInfo;
       quotes.push({ id: quote.body.id, transactionId: quote.body.transactionId, reference });
     }
+    return { created, quotes };
+  }
+
+  it('applies the file exactly once after the restart', { timeout: 600_000 }, async () => {
+    const first = await spawnServer(env);
+    servers.push(first);
+    const { created, quotes } = await quotesOn(first);
 
     // Credits for the quotes among many entries: debits we never sent and credits that match nothing.
     const entry = (i: number): EntrySpec => {
@@ -138,6 +145,17 @@ describe('kill -9 during a bank file ingest', () => {
 
     const second = await spawnServer(env);
     servers.push(second);
+    await appliedOnce(second, created, quotes);
+    const verify = await cli(['ledger', 'verify']);
+    assert.match(verify.stdout, /ledger ok/);
+  });
+
+  /** The file applied by the restarted server, once, and each of its entries taken once. */
+  async function appliedOnce(
+    second: ServerProcess,
+    created: { production: { tokenId: string; clientSecret: string } },
+    quotes: { id: string; transactionId: string }[],
+  ) {
     const { openStore } = await import('../../src/store/db.ts');
     const store = openStore({ dataDir: database.env.DATA_DIR ?? '', databaseUrl: database.env.DATABASE_URL });
     try {
@@ -178,7 +196,5 @@ describe('kill -9 during a bank file ingest', () => {
     } finally {
       await store.close();
     }
-    const verify = await cli(['ledger', 'verify']);
-    assert.match(verify.stdout, /ledger ok/);
-  });
+  }
 });

@@ -61,10 +61,16 @@ describe('bank ingest: status reports and bookings of our payouts', () => {
   const notification = (entries: EntrySpec[], iban = DEBTOR) =>
     ingest(camt054Xml({ msgId: `NTF-${++serial}`, iban, entries }), 'camt.054.001.08.xsd');
 
-  it('accepted and rejected per payment; booked → COMPLETED; returned after completion → FAILED, refunded', async () => {
-    const start = await balance();
+  // Three payouts of one file, followed through the tests below: accepted, rejected, then booked or returned.
+  let start = 0;
+  let accepted = '';
+  let rejected = '';
+  let later = '';
+
+  it('a payment rejected in its batch fails with its mapped reason and is refunded; the accepted wait', async () => {
+    start = await balance();
     const { ids, msgId } = await released(3);
-    const [accepted, rejected, later] = ids as [string, string, string];
+    [accepted = '', rejected = '', later = ''] = ids;
     assert.equal(await balance(), start - 3_000);
 
     const status = await report({
@@ -99,7 +105,9 @@ describe('bank ingest: status reports and bookings of our payouts', () => {
       kind: 'STATUS_REPORT',
       result: 'APPLIED',
     });
+  });
 
+  it('a booked debit completes the payment; a return days after completion fails it, refunded', async () => {
     const booked = await notification(
       [accepted, later].map((id, i) => ({
         key: `BOOK-${serial}-${i}`,
@@ -147,7 +155,7 @@ describe('bank ingest: status reports and bookings of our payouts', () => {
   });
 
   it('a group rejection fails every payment of the file; a batch one every payment of the batch', async () => {
-    const start = await balance();
+    const opening = await balance();
     const group = await released(2);
     const batch = await released(2);
     const g = await report({ originalMsgId: group.msgId, groupStatus: 'RJCT', groupReason: { code: 'FF01' } });
@@ -159,7 +167,7 @@ describe('bank ingest: status reports and bookings of our payouts', () => {
     assert.equal(b.outcome === 'APPLIED' && b.counts.applied, 2, JSON.stringify(b));
     for (const id of group.ids) assert.equal((await payment(id)).failureReason, 'COUNTERPARTY_POST_TX_FAILED');
     for (const id of batch.ids) assert.equal((await payment(id)).failureReason, 'INSUFFICIENT_BALANCE');
-    assert.equal(await balance(), start, 'every rejected payment refunded');
+    assert.equal(await balance(), opening, 'every rejected payment refunded');
     // The same report again: already applied, nothing moves.
     const again = await report({ originalMsgId: group.msgId, groupStatus: 'RJCT', groupReason: { code: 'FF01' } });
     assert.equal(again.outcome, 'APPLIED', 'a new report (its own MsgId) on the same file');
