@@ -71,7 +71,7 @@ describe('bank ingest: credits and refusals', () => {
   let p: TestPlatform;
   let payee: string;
   const ingest = async (file: string): Promise<IngestOutcome> => {
-    const [outcome] = await server.app.services.bankIncoming.ingest([file]);
+    const [outcome] = await server.app.services.bank.ingest([file]);
     assert.ok(outcome, 'an outcome for the file');
     return outcome;
   };
@@ -281,7 +281,7 @@ describe('bank ingest: credits and refusals', () => {
     // Settled: the watcher leaves a file that changed in the last second for its next pass.
     const past = new Date(Date.now() - 10_000);
     for (const f of [dropped, broken, arriving]) utimesSync(f, past, past);
-    const outcomes = await server.app.services.bankIncoming.ingestInboxes();
+    const outcomes = await server.app.services.bank.ingestInboxes();
     assert.deepEqual(
       outcomes.map((o) => o.outcome),
       ['APPLIED', 'REFUSED'],

@@ -52,7 +52,7 @@ describe('bank ingest: status reports and bookings of our payouts', () => {
     writeFileSync(path, xml);
     const check = await xmllintValidates(xsd, path);
     assert.ok(check.ok, check.output);
-    const [outcome] = await server.app.services.bankIncoming.ingest([path], 'bank-eu');
+    const [outcome] = await server.app.services.bank.ingest([path], 'bank-eu');
     assert.ok(outcome, 'an outcome');
     return outcome;
   }

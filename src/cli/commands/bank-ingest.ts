@@ -31,7 +31,7 @@ export const bankIngestCommand: CliCommand = {
     let refused = 0;
     await withServices(config, async ({ services }) => {
       for (const file of args) {
-        const [outcome] = await services.bankIncoming.ingest([resolve(file)], connector);
+        const [outcome] = await services.bank.ingest([resolve(file)], connector);
         if (!outcome) continue;
         if (outcome.outcome === 'REFUSED') refused += 1;
         const line =

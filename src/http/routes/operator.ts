@@ -97,7 +97,7 @@ export function operatorRoutes(services: Services) {
     );
     api.get('/bank/credits', { schema: { hide: true, querystring: CreditsQuery } }, async (req) => ({
       data: (
-        await services.bankIncoming.credits({
+        await services.bank.credits({
           result: req.query.result,
           connector: req.query.connector,
           limit: req.query.limit ?? 100,

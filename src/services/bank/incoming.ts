@@ -1,6 +1,6 @@
-// What comes back from the bank-file connectors, as a service: files ingested on demand (`payouts bank
-// ingest FILE…`), each connector's inbox watched by the worker, and the credits the bank booked (the
-// unmatched list among them) for an operator.
+// What comes back from the bank-file connectors, the part of the BankService (index.ts) that takes it: files
+// ingested on demand (`payouts bank ingest FILE…`), each connector's inbox watched by the worker, and the
+// credits the bank booked (the unmatched list among them) for an operator.
 import type { Logger } from 'pino';
 import type { Iso20022ConnectorSettings } from '../../domain/connector-routes.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
