@@ -265,6 +265,16 @@ describe('bank ingest: credits and refusals', () => {
       .where('state', '=', 'REFUSED')
       .execute();
     assert.deepEqual(refused.map((r) => r.name).sort(), cases.map(([name]) => name).sort(), 'each refusal recorded');
+    // The same refused bytes again: read again (what refused them may have been put right), refused again, and
+    // still one record of them.
+    const again = await ingest(join(dir, 'malformed.xml'));
+    assert.equal(again.outcome, 'REFUSED');
+    const records = await server.app.store.db
+      .selectFrom('bank_files')
+      .select('id')
+      .where('state', '=', 'REFUSED')
+      .execute();
+    assert.equal(records.length, cases.length, 'one record per refused file');
   });
 
   it('the inbox: applied files go to processed/, refused ones to refused/ with why; the CLI: a line each', async () => {

@@ -388,7 +388,7 @@ async function refuse(
 ): Promise<IngestOutcome> {
   const nowMs = BigInt(wallNowMs(ctx));
   const id = newId('BankFile');
-  await ctx.store
+  const stored = await ctx.store
     .tx((trx) =>
       trx
         .insertInto('bank_files')
@@ -410,13 +410,16 @@ async function refuse(
           created_at: nowMs,
           applied_at: null,
         })
-        .onConflict((oc) => oc.doNothing())
-        .execute(),
+        // Refused before: the latest reason is kept.
+        .onConflict((oc) => oc.columns(['connector', 'direction', 'sha256']).doUpdateSet({ error, created_at: nowMs }))
+        .returning('id')
+        .executeTakeFirst(),
     )
     .catch((err: unknown) => {
       if (!isUniqueViolation(err)) throw err;
+      return undefined;
     });
-  return { outcome: 'REFUSED', file: file.path, bankFileId: id, error };
+  return { outcome: 'REFUSED', file: file.path, bankFileId: stored?.id ?? id, error };
 }
 
 /**
@@ -431,7 +434,9 @@ export async function ingestFile(
   const { ctx } = deps;
   const sha256 = await sha256Of(filePath);
   const prior = await priorOf(ctx, settings.name, sha256);
-  if (prior) return answerFor(prior, filePath);
+  // Applied bytes are never applied again. Refused ones are read again: what refused them may have been the
+  // connector's settings (its debtor, its schemas), which an operator has put right since.
+  if (prior?.state === 'APPLIED') return answerFor(prior, filePath);
   let kind: Awaited<ReturnType<typeof kindOf>> | undefined;
   try {
     kind = await kindOf(filePath);
@@ -446,6 +451,8 @@ export async function ingestFile(
     const counts = await ctx.store.tx(
       (trx) =>
         withinTransaction(trx, async () => {
+          // Its refusal, if it had one, gives way to its application (the same bytes: the same unique hash).
+          if (prior) await trx.deleteFrom('bank_files').where('id', '=', prior.id).execute();
           const app = new Application(deps, trx, settings, bankFileId, { name, sha256, kind: kind ?? 'camt.054' });
           await (kind === 'pain.002' ? applyPain002(app, filePath) : applyCamt054(app, filePath));
           await app.finish();
