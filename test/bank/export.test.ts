@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { endToEndIdOf, transactionIdOfEndToEnd } from '../../src/rails/iso20022/ids.ts';
 import { validateFile } from '../../src/rails/iso20022/xsd.ts';
 import { exportConnector } from '../../src/services/bank/export.ts';
+import { tryExportLock } from '../../src/services/bank/lock.ts';
 import { useServer, type TestPlatform } from '../helpers/harness.ts';
 import { schemaDirForTests } from '../helpers/iso20022.ts';
 import { before, describe, it } from '../helpers/node-test.ts';
@@ -136,12 +137,15 @@ describe('pain.001 export through the iso20022 connector', () => {
     const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => eurPayout(server, p, payer, 100 + i)));
     const settings = server.config.connectors.banks['bank-eu'];
     assert.ok(settings, 'the connector is configured');
-    // Around the lock: two exports at once, only the database's claim between them.
+    // Two exports at once with only the database's claim between them: the test holds the connector's lock
+    // itself (so the worker's recovery stays out), and both run inside it.
+    const lock = tryExportLock(settings.outbox);
+    assert.ok(lock, 'the lock is free');
     const now = Date.now();
     const [a, b] = await Promise.all([
       exportConnector(server.app.services.ctx, { ...settings, maxPaymentsPerFile: 5 }, now),
       exportConnector(server.app.services.ctx, { ...settings, maxPaymentsPerFile: 5 }, now),
-    ]);
+    ]).finally(() => lock.release());
     const released = [...a, ...b].filter((f) => f.state === 'RELEASED');
     assert.equal(
       released.reduce((n, f) => n + f.nbOfTxs, 0),

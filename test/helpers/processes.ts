@@ -182,6 +182,8 @@ export async function spawnServer(
 
 /** A helper process a test needs running (a connection pooler), stopped like any other. */
 export interface Daemon {
+  /** Its process id (a test may kill -9 it). */
+  pid: number;
   output(): string;
   /** SIGTERM, then SIGKILL after the grace period. */
   stop(): Promise<void>;
@@ -221,7 +223,12 @@ export async function spawnDaemon(
     await stopChild(child);
     throw new Error(`${(error as Error).message}\n--- its output ---\n${output}`, { cause: error });
   }
-  return { output: () => output, stop: () => stopChild(child), ended: () => child.exitCode ?? child.signalCode };
+  return {
+    pid: child.pid ?? 0,
+    output: () => output,
+    stop: () => stopChild(child),
+    ended: () => child.exitCode ?? child.signalCode,
+  };
 }
 
 /**

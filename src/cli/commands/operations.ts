@@ -62,7 +62,12 @@ export const operationCommands: CliCommand[] = [
     writes: false,
     async run({ config }) {
       const health = await withServices(config, ({ services }) => services.connectors.check());
-      if (health.length === 0) process.stdout.write('no connectors: every production payment waits for an operator\n');
+      const banks = Object.values(config.connectors.banks);
+      if (health.length === 0 && banks.length === 0)
+        process.stdout.write('no connectors: every production payment waits for an operator\n');
+      // Checked at start (xmllint, the schemas, the folders): a bank connector that got this far is usable.
+      for (const b of banks)
+        process.stdout.write(`${b.name} (iso20022, ${b.debtor.iban}, outbox ${b.outbox}): ready\n`);
       for (const c of health)
         process.stdout.write(
           `${c.name} (${c.type}, ${c.url}): ${c.reachable ? 'reachable' : `NOT reachable: ${c.error}`}\n`,
