@@ -103,7 +103,7 @@ describe('kill -9 during a bank file ingest', () => {
     return { created, quotes };
   }
 
-  it('applies the file exactly once after the restart', { timeout: 600_000 }, async () => {
+  it('applies the file exactly once after the restart', { timeout: 840_000 }, async () => {
     const first = await spawnServer(env);
     servers.push(first);
     const { created, quotes } = await quotesOn(first);
@@ -169,7 +169,7 @@ describe('kill -9 during a bank file ingest', () => {
       await waitFor(
         async () => existsSync(join(inbox, 'processed', 'big.xml')),
         'the restarted server applies the file and moves it',
-        300_000,
+        600_000,
         250,
       ).catch((err: unknown) => {
         throw new Error(`${String(err)}\n${second.output()}`);
