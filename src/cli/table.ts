@@ -4,6 +4,7 @@ import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
 import { bankCommands } from './commands/bank.ts';
 import { contractCheckCommand } from './commands/contract-check.ts';
+import { bankIngestCommand } from './commands/bank-ingest.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...operationCommands,
   ...settlementCommands,
   ...bankCommands,
+  bankIngestCommand,
   ...backupCommands,
   ...keyCommands,
   fixturesCommand,

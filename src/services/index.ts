@@ -170,7 +170,7 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     platformConfig: makePlatformConfigService(ctx, webhooks),
     overview: makeOverviewService(ctx),
     connectors,
-    bank: makeBankService(ctx, worker, log),
+    bank: makeBankService(ctx, worker, log, transactions),
     sandboxRequests,
     contractCheck,
     sandboxFaults,

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from './processes.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -16,4 +17,17 @@ export function schemaDirForTests(): string {
   const found = candidates.find((dir) => existsSync(join(dir, 'pain.001.001.09.xsd')));
   if (!found) throw new Error(`no ISO 20022 schema folder (set ISO20022_SCHEMAS); looked in ${candidates.join(', ')}`);
   return found;
+}
+
+/** xmllint's own word on `file` against `<schemas>/<xsd>` (not the service's validateFile): valid, and what it said. */
+export async function xmllintValidates(xsd: string, file: string): Promise<{ ok: boolean; output: string }> {
+  const result = await runCommand(
+    'xmllint',
+    ['--noout', '--stream', '--schema', join(schemaDirForTests(), xsd), file],
+    {
+      env: process.env,
+      timeoutMs: 120_000,
+    },
+  );
+  return { ok: result.code === 0, output: `${result.stdout}${result.stderr}` };
 }

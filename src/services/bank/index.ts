@@ -9,6 +9,8 @@ import { type Ctx, wallNowMs } from '../../context.ts';
 import { exportConnector, type ExportedFile } from './export.ts';
 import { tryExportLock, type ExportLock } from './lock.ts';
 import { recoverConnector, type Recovered } from './recover.ts';
+import type { TransactionService } from '../transactions/index.ts';
+import { type BankIncomingService, makeBankIncomingService } from './incoming.ts';
 
 export type { ExportedFile } from './export.ts';
 
@@ -18,7 +20,8 @@ export const BANK_CHORE_EVERY_MS = 15_000;
 const LOCK_WAIT_MS = 30_000;
 const DAY_MS = 86_400_000;
 
-export interface BankService {
+/** With what comes back from the bank (incoming.ts): `ingest`, `ingestInboxes`, `credits`. */
+export interface BankService extends BankIncomingService {
   /** The bank-file connectors CONNECTORS_FILE names. */
   names(): string[];
   /**
@@ -55,7 +58,12 @@ async function waitForLock(
   }
 }
 
-export function makeBankService(ctx: Ctx, worker: JobWorker, log: Logger): BankService {
+export function makeBankService(
+  ctx: Ctx,
+  worker: JobWorker,
+  log: Logger,
+  transactions: TransactionService,
+): BankService {
   const banks = ctx.config.connectors.banks;
   const named = (connector: string | undefined): Iso20022ConnectorSettings[] => {
     if (connector === undefined) return Object.values(banks);
@@ -93,6 +101,7 @@ export function makeBankService(ctx: Ctx, worker: JobWorker, log: Logger): BankS
   if (Object.keys(banks).length > 0) worker.every(BANK_CHORE_EVERY_MS, chore);
 
   return {
+    ...makeBankIncomingService({ ctx, worker, transactions }, log),
     names: () => Object.keys(banks),
     async export(connector) {
       const files: ExportedFile[] = [];
