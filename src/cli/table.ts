@@ -2,6 +2,7 @@
 // (see command.ts for what an entry says); the parser, --help and the exit codes come with it.
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
+import { bankFakeCommand } from './commands/bank-fake.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
@@ -25,4 +26,5 @@ export const COMMANDS: readonly CliCommand[] = [
   triggerCommand,
   listenCommand,
   ...logsCommands,
+  bankFakeCommand,
 ];
