@@ -13,8 +13,10 @@ import {
   parseConnectorsFile,
   type ConnectorRoute,
   type HttpConnectorSettings,
+  type Iso20022ConnectorSettings,
   type SecretReference,
 } from './domain/connector-routes.ts';
+import { requiredSchemas, xmllintVersion } from './rails/iso20022/xsd.ts';
 import { hmacKeyOf } from './rails/http/signing.ts';
 import { present } from './domain/assert.ts';
 import { parseRatesFile, type RatesFile } from './domain/rate-sources.ts';
@@ -318,7 +320,10 @@ export interface LoadedConnector extends HttpConnectorSettings {
 }
 
 export interface LoadedConnectors {
+  /** The HTTP connectors, by name. */
   byName: Record<string, LoadedConnector>;
+  /** The ISO 20022 bank-file connectors, by name (their folders made and checked at start). */
+  banks: Record<string, Iso20022ConnectorSettings>;
   routes: ConnectorRoute[];
 }
 
@@ -340,15 +345,51 @@ function readSecret(env: NodeJS.ProcessEnv, where: string, reference: SecretRefe
   return key;
 }
 
+/** A folder the connector writes in: made if missing, and writable (a file is created in it and removed). */
+function writableFolder(where: string, folder: string): void {
+  try {
+    makeFolders(folder);
+    accessSync(folder, constants.W_OK);
+    const probe = join(folder, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+    throw new Error(`${where}: the folder ${folder} cannot be created or written (${code})`, { cause: err });
+  }
+}
+
+/** What an ISO 20022 connector needs of the machine: xmllint, the schemas its files are held to, its folders. */
+function checkBankConnector(env: NodeJS.ProcessEnv, settings: Iso20022ConnectorSettings): Iso20022ConnectorSettings {
+  const where = `connectors.${settings.name}`;
+  if (xmllintVersion(env) === undefined)
+    throw new Error(`${where}: xmllint is not found on PATH; install it (Debian: apt-get install libxml2-utils)`);
+  for (const name of requiredSchemas(settings.variant)) {
+    const file = join(settings.schemas, name);
+    try {
+      accessSync(file, constants.R_OK);
+    } catch {
+      throw new Error(`${where}.schemas: ${settings.schemas} holds no readable ${name} (the official XSD)`);
+    }
+  }
+  writableFolder(`${where}.outbox`, settings.outbox);
+  writableFolder(`${where}.outbox`, join(settings.outbox, '.tmp'));
+  writableFolder(`${where}.inbox`, settings.inbox);
+  return settings;
+}
+
 /** CONNECTORS_FILE, checked whole and its secrets read: one line naming the first problem otherwise. */
 function loadConnectorsFile(env: NodeJS.ProcessEnv, path: string | undefined): LoadedConnectors {
-  if (!path) return { byName: {}, routes: [] };
+  if (!path) return { byName: {}, banks: {}, routes: [] };
   try {
     const file = parseConnectorsFile(JSON.parse(readFileSync(path, 'utf8')));
     const byName: Record<string, LoadedConnector> = {};
-    for (const [name, settings] of Object.entries(file.connectors))
-      byName[name] = { ...settings, name, key: readSecret(env, `connectors.${name}.secret`, settings.secret) };
-    return { byName, routes: file.routes };
+    const banks: Record<string, Iso20022ConnectorSettings> = {};
+    for (const [name, settings] of Object.entries(file.connectors)) {
+      if (settings.type === 'iso20022') banks[name] = checkBankConnector(env, settings);
+      else byName[name] = { ...settings, name, key: readSecret(env, `connectors.${name}.secret`, settings.secret) };
+    }
+    return { byName, banks, routes: file.routes };
   } catch (err) {
     throw new ConfigError(`CONNECTORS_FILE ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }

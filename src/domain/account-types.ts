@@ -63,6 +63,9 @@ const BIC = pattern(
   'bic',
   'a BIC (8 or 11 characters: bank, country, location, optional branch)',
 );
+
+/** A BIC by the same rule as an external account's (a bank connector's debtor agent is checked with it). */
+export const isBic = (value: unknown): boolean => BIC.test(value);
 const BANK_NAME = text(1, 255);
 const CATEGORY = oneOf(['CHECKING', 'SAVINGS'], 'accountCategory');
 /** The newest contract's name for the same choice. */

@@ -23,7 +23,9 @@ export type IdPrefix =
   | 'Snapshot'
   | 'LogEntry'
   | 'Fault'
-  | 'RailEvent';
+  | 'RailEvent'
+  | 'BankFile'
+  | 'BankCredit';
 
 // uuid asks the platform for 16 random bytes per id (crypto.getRandomValues, about 2 µs each, a tenth of
 // an id's cost in the profile); these come from a pool refilled 256 ids at a time. With its own random

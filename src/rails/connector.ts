@@ -57,6 +57,13 @@ export interface RailEvent {
   status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'RETURNED';
   reason?: FailureReason | undefined;
   occurredAtMs: number;
+  /** What the rail booked (a bank entry's amount, in minor units of `currency`), kept for reconciliation. */
+  amount?: bigint | undefined;
+  currency?: string | undefined;
+  /** The bank file (bank_files id) the event came in. */
+  bankFileId?: string | undefined;
+  /** A bank file's status report (pain.002) or booked entry (camt.054). */
+  kind?: 'STATUS_REPORT' | 'ENTRY' | undefined;
 }
 
 /** An inbound callback as the HTTP layer received it: its headers and its raw bytes (signatures cover them). */

@@ -464,7 +464,8 @@ export interface RailPaymentsTable {
   environment: Environment;
   connector: string;
   rail_reference: string | null;
-  state: 'SUBMITTING' | 'PENDING' | 'DONE';
+  /** BATCHING: a batch-file connector's payment waiting for its file (PENDING); see migration 024 for the rest. */
+  state: 'SUBMITTING' | 'BATCHING' | 'PENDING' | 'DONE';
   /** Calls made to the rail for it (submits and polls). */
   calls: bigint;
   last_error: string | null;
@@ -473,6 +474,8 @@ export interface RailPaymentsTable {
   attention_since: bigint | null;
   created_at: bigint;
   updated_at: bigint;
+  /** The pain.001 file it left in (migration 025); null until its file is released. */
+  bank_file_id: string | null;
 }
 
 /** An event a connector reported (migration 024). */
@@ -488,6 +491,53 @@ export interface RailEventsTable {
   received_at: bigint;
   result: 'APPLIED' | 'NO_CHANGE' | 'UNKNOWN_PAYMENT';
   note: string | null;
+  /** The bank file the event came in (migration 025). */
+  bank_file_id: string | null;
+  /** What the bank booked, in minor units of `currency`, for reconciliation. */
+  amount: bigint | null;
+  currency: string | null;
+  kind: 'STATUS_REPORT' | 'ENTRY' | null;
+}
+
+/** A file that left for the bank or came back from it (migration 025). */
+export interface BankFilesTable {
+  id: string;
+  connector: string;
+  direction: 'OUT' | 'IN';
+  kind: 'pain.001' | 'pain.002' | 'camt.054' | 'camt.053';
+  msg_id: string;
+  /** The file's name (OUT: `<MsgId>.xml` in the outbox). */
+  name: string;
+  sha256: string;
+  /** OUT: the one currency of its payments. */
+  currency: string | null;
+  nb_of_txs: bigint;
+  /** OUT: the sum of its amounts in minor units of `currency`. */
+  ctrl_sum: bigint | null;
+  /** OUT: RELEASED or REFUSED (its schema said no); IN: APPLIED or REFUSED. */
+  state: 'RELEASED' | 'REFUSED' | 'APPLIED';
+  /** Why it was refused: the element and the line. */
+  error: string | null;
+  created_at: bigint;
+  applied_at: bigint | null;
+}
+
+/** A credit entry of a bank notification, matched to a quote or not (migration 025). */
+export interface BankCreditsTable {
+  id: string;
+  connector: string;
+  bank_file_id: string;
+  /** The entry's AcctSvcrRef, else NtryRef, else the file's msg id and the entry's index. */
+  entry_key: string;
+  /** The remittance reference (Ustrd, or CdtrRefInf/Ref). */
+  reference: string | null;
+  amount: bigint;
+  currency: string;
+  booked_at: bigint;
+  result: 'FUNDED' | 'MISMATCH' | 'UNMATCHED';
+  quote_id: string | null;
+  transaction_id: string | null;
+  created_at: bigint;
 }
 
 export interface Database {
@@ -519,4 +569,6 @@ export interface Database {
   sandbox_faults: SandboxFaultsTable;
   rail_payments: RailPaymentsTable;
   rail_events: RailEventsTable;
+  bank_files: BankFilesTable;
+  bank_credits: BankCreditsTable;
 }

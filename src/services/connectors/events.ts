@@ -58,6 +58,10 @@ async function record(
       received_at: BigInt(nowMs),
       result,
       note: null,
+      bank_file_id: event.bankFileId ?? null,
+      amount: event.amount ?? null,
+      currency: event.currency ?? null,
+      kind: event.kind ?? null,
     })
     .onConflict((oc) => oc.columns(['connector', 'message_id']).doNothing())
     .executeTakeFirst();

@@ -404,6 +404,7 @@ async function handToConnector(trx: Tx, scope: Scope, id: string, connector: str
     attention_since: null,
     created_at: now,
     updated_at: now,
+    bank_file_id: null,
   });
   await enqueueJob(trx, scope, 'connector.submit', { id }, wallNow);
 }

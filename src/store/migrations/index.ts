@@ -20,6 +20,7 @@ import * as m021 from './021_filter_indexes.ts';
 import * as m022 from './022_quote_filter_indexes.ts';
 import * as m023 from './023_quote_status_from_payment.ts';
 import * as m024 from './024_rail_connectors.ts';
+import * as m025 from './025_bank_files.ts';
 
 /** One ordered migration set for both engines. Names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '022_quote_filter_indexes': m022,
   '023_quote_status_from_payment': m023,
   '024_rail_connectors': m024,
+  '025_bank_files': m025,
 };
