@@ -3,37 +3,18 @@
 // sandbox's account-number rules; a MsgId it has seen is refused; what it owes later comes when it is due.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { rejectionReason } from '../../src/domain/bank-reasons.ts';
+import { readCamt054 } from '../../src/rails/iso20022/camt054.ts';
+import { readPain002 } from '../../src/rails/iso20022/pain002.ts';
 import { FakeBank } from '../../src/testing/fake-bank/bank.ts';
 import { decimalOf, writeCredit } from '../../src/testing/fake-bank/credit.ts';
 import { fateOf } from '../../src/testing/fake-bank/fates.ts';
 import { after, describe, it } from '../helpers/node-test.ts';
+import { schemaDirForTests } from '../helpers/iso20022.ts';
 import { runCli } from '../helpers/processes.ts';
-
-// TEMPORARY: test/helpers/iso20022.ts's schemaDirForTests() (bank-out's) replaces this at merge.
-function schemaDirForTests(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    process.env.ISO20022_SCHEMAS,
-    resolve(here, '../../../shared/reference/iso20022'),
-    '/work/shared/reference/iso20022',
-  ].filter((d): d is string => Boolean(d));
-  const found = candidates.find((d) => existsSync(join(d, 'pain.002.001.10.xsd')));
-  if (!found) throw new Error(`no ISO 20022 schema folder among ${candidates.join(', ')}`);
-  return found;
-}
 
 const SCHEMAS = schemaDirForTests();
 const XSD: Record<string, string> = {
@@ -212,6 +193,30 @@ describe('the fake bank', () => {
     assert.doesNotMatch(lateXml, /GrpSts/, 'a later report says nothing of the group');
     assert.deepEqual(txStatuses(lateXml), { [e2e(3)]: 'RJCT MS03' });
     assert.equal(bank.state.owed(), 0);
+
+    // The service's own readers (rails/iso20022) read them, and each code means the sandbox's reason again.
+    const statuses: string[] = [];
+    for (const name of [report ?? '', lateName])
+      for await (const item of readPain002(join(inbox, name)))
+        if (item.kind === 'PAYMENT')
+          statuses.push(
+            `${item.originalEndToEndId} ${item.status} ${rejectionReason(item.reason?.code)} ${item.debtorIban}`,
+          );
+    const ours = 'DE89370400440532013000';
+    assert.deepEqual(statuses, [
+      `${e2e(1)} ACSC COUNTERPARTY_POST_TX_FAILED ${ours}`,
+      `${e2e(2)} RJCT INVALID_BANK_ACCOUNT ${ours}`,
+      `${e2e(3)} ACSP COUNTERPARTY_POST_TX_FAILED ${ours}`,
+      `${e2e(4)} RJCT INSUFFICIENT_BALANCE ${ours}`,
+      `${e2e(3)} RJCT COUNTERPARTY_POST_TX_FAILED ${ours}`,
+    ]);
+    const booked: string[] = [];
+    for await (const item of readCamt054(join(inbox, notice ?? '')))
+      if (item.kind === 'ENTRY')
+        booked.push(
+          `${item.direction} ${item.status} ${item.amount} ${item.currency} ${item.endToEndId} ${item.accountIban}`,
+        );
+    assert.deepEqual(booked, [`DBIT BOOK 1000 EUR ${e2e(1)} ${ours}`]);
   });
 
   it('books then returns a payment by the quote table, after --return-after', async () => {
@@ -248,6 +253,10 @@ describe('the fake bank', () => {
     const returnXml = readFileSync(join(inbox, returned[0] ?? ''), 'utf8');
     assert.deepEqual(entries(returnXml), [`CRDT 5.00 EUR ${e2e(5)} return AC04`]);
     assert.match(returnXml, /<Fmly><Cd>ICDT<\/Cd><SubFmlyCd>RRTN<\/SubFmlyCd>/);
+    const read: unknown[] = [];
+    for await (const item of readCamt054(join(inbox, returned[0] ?? '')))
+      if (item.kind === 'ENTRY') read.push([item.direction, item.amount, item.endToEndId, item.returnInfo]);
+    assert.deepEqual(read, [['CRDT', 500n, e2e(5), { code: 'AC04' }]]);
     for (const name of written(inbox)) assertValid(join(inbox, name));
     // The inbox sorts in the order things happened: the booking before its return.
     assert.deepEqual(written(inbox), [report, notice, booked[0], returned[0]]);

@@ -32,6 +32,8 @@ export interface Pain002Tx {
   code?: string | undefined;
   amount: string;
   currency: string;
+  /** Our account, quoted back (OrgnlTxRef/DbtrAcct) as banks do: the service checks the file is its own. */
+  debtorIban?: string | undefined;
 }
 
 /** A payment status report: a group, then per original batch its transactions. */
@@ -69,7 +71,9 @@ export class Pain002Writer {
       `<TxInfAndSts><StsId>${esc(tx.statusId)}</StsId>` +
         (tx.instrId ? `<OrgnlInstrId>${esc(tx.instrId)}</OrgnlInstrId>` : '') +
         `<OrgnlEndToEndId>${esc(tx.endToEndId)}</OrgnlEndToEndId><TxSts>${tx.status}</TxSts>${reason(tx.code)}` +
-        `<OrgnlTxRef><Amt><InstdAmt Ccy="${esc(tx.currency)}">${esc(tx.amount)}</InstdAmt></Amt></OrgnlTxRef>` +
+        `<OrgnlTxRef><Amt><InstdAmt Ccy="${esc(tx.currency)}">${esc(tx.amount)}</InstdAmt></Amt>` +
+        (tx.debtorIban ? `<DbtrAcct><Id><IBAN>${esc(tx.debtorIban)}</IBAN></Id></DbtrAcct>` : '') +
+        '</OrgnlTxRef>' +
         '</TxInfAndSts>\n',
     );
   }

@@ -7,7 +7,7 @@ import {
   type OutgoingFailureReason,
 } from '../../domain/failure-reasons.ts';
 import { quoteOutcome, transferOutcome, type Outcome } from '../../rails/sandbox-outcomes.ts';
-import { bankReasonCode } from './reasons.ts';
+import { bankReasonCode } from '../../domain/bank-reasons.ts';
 
 /**
  * Which of the sandbox's tables the bank answers by. 'transfer-out' (POST /transfer-out's: 002, 003 and 004
