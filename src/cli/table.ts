@@ -9,6 +9,7 @@ import { listenCommand } from './commands/listen.ts';
 import { logsCommands } from './commands/logs.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
+import { reconcileCommand } from './commands/reconcile.ts';
 import { serveCommand } from './commands/serve.ts';
 import { settlementCommands } from './commands/settlement.ts';
 import { triggerCommand } from './commands/trigger.ts';
@@ -27,4 +28,5 @@ export const COMMANDS: readonly CliCommand[] = [
   listenCommand,
   ...logsCommands,
   bankFakeCommand,
+  reconcileCommand,
 ];

@@ -24,6 +24,7 @@ import { webhookScreens } from './screens/webhooks.ts';
 import { quoteScreens } from './screens/quotes.ts';
 import { customerScreens } from './screens/customers.ts';
 import { customerFormScreens } from './screens/customer-forms.ts';
+import { reconciliationScreens } from './screens/reconciliation.ts';
 
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
@@ -125,6 +126,7 @@ export function dashboard(services: Services) {
       quoteScreens(signed, screens);
       customerScreens(signed, screens);
       customerFormScreens(signed, screens);
+      reconciliationScreens(signed, screens);
     });
   };
 }

@@ -121,6 +121,24 @@ function entries(xml: string): string[] {
   ].map((m) => `${m[3]} ${m[2]} ${m[1]} ${m[4]}${m[5] ? ` return ${m[5]}` : ''}`);
 }
 
+/** The answers as the service's readers see them: each payment's status and reason, each booked entry. */
+async function readBack(inbox: string, reports: string[], notice: string) {
+  const statuses: string[] = [];
+  for (const name of reports)
+    for await (const item of readPain002(join(inbox, name)))
+      if (item.kind === 'PAYMENT')
+        statuses.push(
+          `${item.originalEndToEndId} ${item.status} ${rejectionReason(item.reason?.code)} ${item.debtorIban}`,
+        );
+  const booked: string[] = [];
+  for await (const item of readCamt054(join(inbox, notice)))
+    if (item.kind === 'ENTRY')
+      booked.push(
+        `${item.direction} ${item.status} ${item.amount} ${item.currency} ${item.endToEndId} ${item.accountIban}`,
+      );
+  return { statuses, booked };
+}
+
 describe('the fake bank', () => {
   it('picks each fate from the sandbox table for transfers out by the account number', () => {
     assert.deepEqual(fateOf(ibanEnding('0000'), 'transfer-out'), { status: 'ACSC', bookNow: true });
@@ -195,13 +213,7 @@ describe('the fake bank', () => {
     assert.equal(bank.state.owed(), 0);
 
     // The service's own readers (rails/iso20022) read them, and each code means the sandbox's reason again.
-    const statuses: string[] = [];
-    for (const name of [report ?? '', lateName])
-      for await (const item of readPain002(join(inbox, name)))
-        if (item.kind === 'PAYMENT')
-          statuses.push(
-            `${item.originalEndToEndId} ${item.status} ${rejectionReason(item.reason?.code)} ${item.debtorIban}`,
-          );
+    const { statuses, booked } = await readBack(inbox, [report ?? '', lateName], notice ?? '');
     const ours = 'DE89370400440532013000';
     assert.deepEqual(statuses, [
       `${e2e(1)} ACSC COUNTERPARTY_POST_TX_FAILED ${ours}`,
@@ -210,12 +222,6 @@ describe('the fake bank', () => {
       `${e2e(4)} RJCT INSUFFICIENT_BALANCE ${ours}`,
       `${e2e(3)} RJCT COUNTERPARTY_POST_TX_FAILED ${ours}`,
     ]);
-    const booked: string[] = [];
-    for await (const item of readCamt054(join(inbox, notice ?? '')))
-      if (item.kind === 'ENTRY')
-        booked.push(
-          `${item.direction} ${item.status} ${item.amount} ${item.currency} ${item.endToEndId} ${item.accountIban}`,
-        );
     assert.deepEqual(booked, [`DBIT BOOK 1000 EUR ${e2e(1)} ${ours}`]);
   });
 

@@ -9,6 +9,8 @@ import { settleMany, summarize, type Selection, type SettlementLine } from '../.
 import type { Http } from '../http.ts';
 import type { RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { StringEnum } from '../../wire/common.ts';
+import { csvLines, parseSpan, reconciliationJson } from '../../domain/reconciliation.ts';
+import { reconcile } from '../../services/bank/reconcile.ts';
 
 const SettlementBody = Type.Object(
   {
@@ -46,8 +48,8 @@ function operatorAuth(token: string) {
 
 /**
  * The operator API, for a back office: settle or fail the payments the production connector holds, by id
- * or by filter, with a dry run. Served under /operator only when OPERATOR_TOKEN is set; not part of the
- * public API, so not in its OpenAPI document.
+ * or by filter, with a dry run; a bank connector's reconciliation report. Served under /operator only when
+ * OPERATOR_TOKEN is set; not part of the public API, so not in its OpenAPI document.
  */
 export function operatorRoutes(services: Services) {
   return async (api: Http): Promise<void> => {
@@ -86,6 +88,28 @@ export function operatorRoutes(services: Services) {
       data: (await services.connectors.recentEvents(req.query.limit ?? 100)).map(railEventLine),
     }));
     api.get('/connectors', { schema: { hide: true } }, async () => ({ data: await services.connectors.check() }));
+    const ReconciliationQuery = Type.Object(
+      {
+        from: Type.String({ minLength: 1, maxLength: 40 }),
+        to: Type.String({ minLength: 1, maxLength: 40 }),
+        connector: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        format: Type.Optional(StringEnum(['json', 'csv'] as const)),
+      },
+      { additionalProperties: false },
+    );
+    // Every payment of the span with its file, the bank's report and entry, and what does not agree.
+    api.get('/reconciliation', { schema: { hide: true, querystring: ReconciliationQuery } }, async (req, reply) => {
+      const { from, to, connector, format = 'json' } = req.query;
+      const span = parseSpan(from, to);
+      if ('field' in span) throw invalidInput(span.field, `${span.field} ${span.message}`, 'dateOrTime');
+      const report = await reconcile(services.ctx, { ...span, connector });
+      if (format === 'json') return reconciliationJson(report);
+      const name = `reconciliation-${from}-${to}${connector ? `-${connector}` : ''}.csv`.replace(/[^\w.-]/g, '_');
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(`${[...csvLines(report)].join('\r\n')}\r\n`);
+    });
   };
 }
 
