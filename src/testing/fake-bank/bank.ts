@@ -10,7 +10,7 @@ import { type Clock, systemClock } from '../../domain/clock.ts';
 import { Camt054Writer, Pain002Writer } from './answers.ts';
 import { fateOf, type FakeBankRules, type Fate, type FateTimes, RETURN_CODE } from './fates.ts';
 import { readPain001, Pain001Error, type Pain001Payment } from './pain001-reader.ts';
-import { FakeBankState, fileSha256, type LaterHeader, type LaterPayment, sha256Hex } from './state.ts';
+import { FakeBankState, fileSha256, type LaterHeader, type LaterPayment, type OwedAnswer, sha256Hex } from './state.ts';
 import { publishReady } from './xml-file.ts';
 
 export interface FakeBankOptions extends FateTimes {
@@ -192,7 +192,7 @@ export class FakeBank {
     const noticeName = this.answerName(receivedAt, 2, 'camt.054', noticeId);
     const header = { msgId: noticeId, createdAt: iso(receivedAt) };
     const camt054 = head.booked > 0 ? await Camt054Writer.start(this.options.inbox, noticeName, header) : undefined;
-    const owed = new Map<string, { header: LaterHeader; payments: LaterPayment[] }>();
+    const owed = new Map<string, OwedAnswer>();
     let notifiedBatch: string | undefined;
     let n = 0;
     for await (const item of readPain001(path)) {
@@ -210,17 +210,17 @@ export class FakeBank {
       const dueAt = receivedAt + fate.later.afterMs;
       const code = fate.later.what === 'BOOK' ? undefined : fate.later.code;
       const key = `${fate.later.what}:${dueAt}:${code ?? ''}`;
-      const group = owed.get(key) ?? {
-        header: { what: fate.later.what, dueAt, originalMsgId: msgId, code },
-        payments: [],
-      };
-      owed.set(key, group);
+      let answer = owed.get(key);
+      if (!answer) {
+        answer = await this.state.owe({ what: fate.later.what, dueAt, originalMsgId: msgId, code });
+        owed.set(key, answer);
+      }
       const { kind: _kind, ...payment } = item;
-      group.payments.push(payment);
+      await answer.add(payment);
     }
     await pain002.end();
     await camt054?.end();
-    for (const group of owed.values()) await this.state.owe(group.header, group.payments);
+    for (const answer of owed.values()) await answer.close();
   }
 
   private debit(msgId: string, payment: LaterPayment, at: number) {

@@ -30,6 +30,12 @@ export interface LaterHeader {
 
 export type LaterPayment = Omit<Pain001Payment, 'kind'>;
 
+/** An answer owed later, being written. */
+export interface OwedAnswer {
+  add(payment: LaterPayment): Promise<void>;
+  close(): Promise<void>;
+}
+
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -74,22 +80,30 @@ export class FakeBankState {
     await handle.close();
   }
 
-  /** A new answer owed later, written whole before it is named (so a crash leaves none half written). */
-  async owe(header: LaterHeader, payments: AsyncIterable<LaterPayment> | LaterPayment[]): Promise<void> {
+  /**
+   * A new answer owed later, its payments added as the file is read (memory stays flat), named only once
+   * written whole: a crash leaves none half written.
+   */
+  async owe(header: LaterHeader): Promise<OwedAnswer> {
     const due = String(header.dueAt).padStart(15, '0');
     const name = `${due}-${sha256Hex(header.originalMsgId).slice(0, 12)}-${header.what}-${header.code ?? ''}.jsonl`;
     const tmp = join(this.laterDir, '.tmp', name);
     const handle = await open(tmp, 'w');
     const lines: string[] = [JSON.stringify(header)];
-    for await (const payment of payments) {
-      lines.push(JSON.stringify(payment));
-      if (lines.length >= 1000) await handle.write(`${lines.splice(0).join('\n')}\n`);
-    }
-    if (lines.length > 0) await handle.write(`${lines.join('\n')}\n`);
-    await handle.sync();
-    await handle.close();
-    renameSync(tmp, join(this.laterDir, name));
-    await syncDir(this.laterDir);
+    const laterDir = this.laterDir;
+    return {
+      async add(payment) {
+        lines.push(JSON.stringify(payment));
+        if (lines.length >= 1000) await handle.write(`${lines.splice(0).join('\n')}\n`);
+      },
+      async close() {
+        if (lines.length > 0) await handle.write(`${lines.join('\n')}\n`);
+        await handle.sync();
+        await handle.close();
+        renameSync(tmp, join(laterDir, name));
+        await syncDir(laterDir);
+      },
+    };
   }
 
   /** The answers owed by `now`, in the order they fell due. */
