@@ -173,10 +173,11 @@ async function unknownEntries(ctx: Ctx, q: ReconcileQuery): Promise<Difference[]
     ])
     .where('rail_events.result', '=', 'UNKNOWN_PAYMENT')
     .where('rail_events.kind', '=', 'ENTRY')
-    .where('rail_events.received_at', '>=', BigInt(q.from))
-    .where('rail_events.received_at', '<', BigInt(q.to));
+    // By when the bank booked it, as the bank's own statement lists it.
+    .where('rail_events.occurred_at', '>=', BigInt(q.from))
+    .where('rail_events.occurred_at', '<', BigInt(q.to));
   if (q.connector !== undefined) query = query.where('rail_events.connector', '=', q.connector);
-  const rows = await query.orderBy('rail_events.received_at').execute();
+  const rows = await query.orderBy('rail_events.occurred_at').execute();
   return rows.map((r) => unknownEntry(eventOf(r)));
 }
 
