@@ -67,7 +67,7 @@ describe('GET /operator/reconciliation and payouts reconcile', () => {
     assert.equal(rows.length, 3, 'the header, one row, and the last line break');
   });
 
-  it('refuses a query it cannot read with a 400 naming the field, and a caller without the operator token', async () => {
+  it('refuses a query it cannot read with a 400 naming the field, and a caller without the token', async () => {
     for (const [query, field] of [
       ['?from=last-week&to=2026-11-03', 'from'],
       ['?from=2026-11-03&to=2026-13-01', 'to'],
