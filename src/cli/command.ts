@@ -50,6 +50,7 @@ export const GROUPS: Record<string, string> = {
   ledger: 'the double-entry ledger',
   accounts: 'external accounts (operator review)',
   transactions: 'the production rail, operated by hand',
+  bank: "ISO 20022 bank files: pain.001 out to the bank, the bank's answers in",
   keys: 'the server key (SECRET_KEY) and its rotation',
   logs: "a sandbox workspace's request log, over the API of a running server",
 };

@@ -3,6 +3,8 @@
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
 import { bankFakeCommand } from './commands/bank-fake.ts';
+import { bankCommands } from './commands/bank.ts';
+import { bankIngestCommand } from './commands/bank-ingest.ts';
 import { fixturesCommand } from './commands/fixtures.ts';
 import { keyCommands } from './commands/keys.ts';
 import { listenCommand } from './commands/listen.ts';
@@ -21,12 +23,14 @@ export const COMMANDS: readonly CliCommand[] = [
   ...tokenCommands,
   ...operationCommands,
   ...settlementCommands,
+  ...bankCommands,
+  bankIngestCommand,
+  bankFakeCommand,
+  reconcileCommand,
   ...backupCommands,
   ...keyCommands,
   fixturesCommand,
   triggerCommand,
   listenCommand,
   ...logsCommands,
-  bankFakeCommand,
-  reconcileCommand,
 ];

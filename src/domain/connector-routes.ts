@@ -42,6 +42,8 @@ export interface Iso20022ConnectorSettings {
   /** Sorted, without repeats; none: files are exported on demand only. */
   cutOffs: CutOff[];
   inboxPollMs: number;
+  /** Payments in one pain.001 at most (banks cap a file's size); more make several files. */
+  maxPaymentsPerFile?: number | undefined;
 }
 
 export type ConnectorSettings = HttpConnectorSettings | Iso20022ConnectorSettings;
@@ -127,7 +129,20 @@ function cutOffsOf(where: string, value: unknown): CutOff[] {
 }
 
 function iso20022Of(where: string, name: string, value: Record<string, unknown>): Iso20022ConnectorSettings {
-  onlyKeys(where, value, ['type', 'debtor', 'outbox', 'inbox', 'schemas', 'variant', 'cutOffs', 'inboxPollMs']);
+  onlyKeys(where, value, [
+    'type',
+    'debtor',
+    'outbox',
+    'inbox',
+    'schemas',
+    'variant',
+    'cutOffs',
+    'inboxPollMs',
+    'maxPaymentsPerFile',
+  ]);
+  const perFile = value.maxPaymentsPerFile;
+  if (perFile !== undefined && (!Number.isInteger(perFile) || (perFile as number) < 1 || (perFile as number) > 100_000))
+    fail(`${where}.maxPaymentsPerFile`, 'must be a whole number from 1 to 100000');
   const variant = value.variant ?? 'iso';
   if (variant !== 'iso' && variant !== 'epc-sct')
     fail(
@@ -147,6 +162,7 @@ function iso20022Of(where: string, name: string, value: Record<string, unknown>)
     variant,
     cutOffs: cutOffsOf(`${where}.cutOffs`, value.cutOffs),
     inboxPollMs: whole(`${where}.inboxPollMs`, value.inboxPollMs, DEFAULT_INBOX_POLL_MS, 100, 86_400_000),
+    maxPaymentsPerFile: perFile as number | undefined,
   };
 }
 

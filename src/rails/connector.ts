@@ -64,6 +64,8 @@ export interface RailEvent {
   bankFileId?: string | undefined;
   /** A bank file's status report (pain.002) or booked entry (camt.054). */
   kind?: 'STATUS_REPORT' | 'ENTRY' | undefined;
+  /** What the rail said beyond the status, for an operator (a bank's reason code and words). */
+  note?: string | undefined;
 }
 
 /** An inbound callback as the HTTP layer received it: its headers and its raw bytes (signatures cover them). */

@@ -19,6 +19,8 @@ import { makeOverviewService, type OverviewService } from './overview.ts';
 import { makePlatformConfigService, type PlatformConfigService } from './platform-config.ts';
 import { loadScope } from '../platforms.ts';
 import { makeConnectorService, type ConnectorService } from './connectors/index.ts';
+import { makeBankService, type BankService } from './bank/index.ts';
+import { makeBankIncomingService, type BankIncomingService } from './bank/incoming.ts';
 import { makeQuoteService, type QuoteService } from './quotes/index.ts';
 import { makeRateService, type RateService } from './rates.ts';
 import { makeReceiverLookupService, type EstimateRate, type ReceiverLookupService } from './receiver-lookups.ts';
@@ -109,6 +111,10 @@ export interface Services {
   sandboxWorkspaces: SandboxWorkspaceService;
   sandboxTriggers: SandboxTriggerService;
   connectors: ConnectorService;
+  /** The ISO 20022 bank-file connectors: exports (and, with them, what comes back from the bank). */
+  bank: BankService;
+  /** What the bank-file connectors' banks send back: status reports, notifications, credits. */
+  bankIncoming: BankIncomingService;
 }
 
 /** `random` feeds the webhook retry jitter; tests pass a fixed one to know when retries fall due. */
@@ -162,6 +168,8 @@ export function makeServices(ctx: Ctx, log: Logger, random: () => number = Math.
     platformConfig: makePlatformConfigService(ctx, webhooks),
     overview: makeOverviewService(ctx),
     connectors: makeConnectorService(ctx, worker, metrics.registry),
+    bank: makeBankService(ctx, worker, log),
+    bankIncoming: makeBankIncomingService({ ctx, worker, transactions }, log),
     sandboxRequests,
     sandboxFaults,
     sandboxWorkspaces: makeSandboxWorkspaceService(ctx, { sandboxRequests, sandboxFaults }),

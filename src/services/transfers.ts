@@ -43,13 +43,15 @@ export interface TransferOutInput extends TransferInput {
 export function railOutcome(
   ctx: Ctx,
   scope: Scope,
-  route: { currency: string; externalAccount: boolean },
+  route: { currency: string; externalAccount: boolean; pull?: boolean },
   sandbox: () => Outcome,
 ): Outcome {
   if (scope.environment === 'sandbox') return sandbox();
   const connector = route.externalAccount
     ? routeFor(ctx.config.connectors.routes, route.currency, scope.platformId)
     : MANUAL_CONNECTOR;
+  // A connector that cannot pull (a bank-file one pays out only) leaves a pull to an operator.
+  if (route.pull && ctx.config.connectors.banks[connector]) return { kind: 'MANUAL' };
   return connector === MANUAL_CONNECTOR ? { kind: 'MANUAL' } : { kind: 'CONNECTOR', connector };
 }
 
@@ -201,7 +203,7 @@ function transferIn(deps: TransferDeps, scope: Scope, input: TransferInput): Pro
       source_account_id: source.id,
       destination_account_id: destination.id,
       outcome: JSON.stringify(
-        railOutcome(ctx, scope, { currency: source.currency, externalAccount: true }, () =>
+        railOutcome(ctx, scope, { currency: source.currency, externalAccount: true, pull: true }, () =>
           transferOutcome(source.primary_identifier, 'IN'),
         ),
       ),

@@ -35,6 +35,11 @@ const WALL_CLOCK_IN_SERVICES: Record<string, string> = {
   'src/services/connectors/events.ts': 'when a rail event was received is a fact of the process',
   'src/services/connectors/index.ts': 'checks callback signatures against real time, as the adapter stamped them',
   'src/services/index.ts': 'hands the dashboard real time for what the process did (a ledger check, a logged request)',
+  'src/services/bank/ingest.ts': 'when a bank file was received and applied is a fact of the process (production only)',
+  'src/services/bank/inbox.ts': "whether an inbox file has stopped changing is read against the file system's time",
+  'src/services/bank/index.ts': 'bank cut-offs are times of the real day (UTC), and production has no sandbox clock',
+  'src/services/bank/export.ts': 'when a bank file was made and its payments claimed is a fact of the process',
+  'src/services/bank/recover.ts': 'when a recovered bank file was placed in the outbox is a fact of the process',
 };
 
 /**

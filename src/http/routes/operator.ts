@@ -7,7 +7,7 @@ import { FAILURE_REASONS } from '../../domain/failure-reasons.ts';
 import type { Services } from '../../services/index.ts';
 import { settleMany, summarize, type Selection, type SettlementLine } from '../../services/settlement.ts';
 import type { Http } from '../http.ts';
-import type { RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
+import type { BankCreditsTable, RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { StringEnum } from '../../wire/common.ts';
 import { csvLines, parseSpan, reconciliationJson } from '../../domain/reconciliation.ts';
 import { reconcile } from '../../services/bank/reconcile.ts';
@@ -110,6 +110,24 @@ export function operatorRoutes(services: Services) {
         .header('content-disposition', `attachment; filename="${name}"`)
         .send(`${[...csvLines(report)].join('\r\n')}\r\n`);
     });
+    // The credits the bank-file connectors' notifications booked; ?result=UNMATCHED is the unmatched list.
+    const CreditsQuery = Type.Object(
+      {
+        result: Type.Optional(StringEnum(['FUNDED', 'MISMATCH', 'UNMATCHED'] as const)),
+        connector: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+      },
+      { additionalProperties: false },
+    );
+    api.get('/bank/credits', { schema: { hide: true, querystring: CreditsQuery } }, async (req) => ({
+      data: (
+        await services.bankIncoming.credits({
+          result: req.query.result,
+          connector: req.query.connector,
+          limit: req.query.limit ?? 100,
+        })
+      ).map(creditLine),
+    }));
   };
 }
 
@@ -139,5 +157,22 @@ function railEventLine(row: RailEventsTable) {
     result: row.result,
     occurredAt: iso(row.occurred_at),
     receivedAt: iso(row.received_at),
+  };
+}
+
+function creditLine(row: BankCreditsTable) {
+  return {
+    id: row.id,
+    connector: row.connector,
+    bankFileId: row.bank_file_id,
+    entryKey: row.entry_key,
+    reference: row.reference ?? undefined,
+    amount: Number(row.amount),
+    currency: row.currency,
+    bookedAt: iso(row.booked_at),
+    result: row.result,
+    quoteId: row.quote_id ?? undefined,
+    transactionId: row.transaction_id ?? undefined,
+    receivedAt: iso(row.created_at),
   };
 }

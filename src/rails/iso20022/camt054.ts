@@ -71,6 +71,7 @@ interface Tx {
   amountLine?: number;
   currency?: string | undefined;
   direction?: string;
+  directionLine?: number;
   structuredRef?: string;
   ustrd?: string;
   returnInfo?: ReturnInfo;
@@ -86,6 +87,7 @@ interface Entry {
   amountLine?: number;
   currency?: string | undefined;
   direction?: string;
+  directionLine?: number;
   reversal: boolean;
   status?: string;
   bookedAtMs?: number;
@@ -161,8 +163,10 @@ class Camt054Reader implements MessageHandler<Camt054Item> {
     else if (where === 'Ntry/Amt') {
       entry.amountText = text;
       entry.amountLine = at.line;
-    } else if (where === 'Ntry/CdtDbtInd') entry.direction = text;
-    else if (where === 'Ntry/RvslInd') entry.reversal = text === 'true' || text === '1';
+    } else if (where === 'Ntry/CdtDbtInd') {
+      entry.direction = text;
+      entry.directionLine = at.line;
+    } else if (where === 'Ntry/RvslInd') entry.reversal = text === 'true' || text === '1';
     else if (tail(at.path, 3) === 'Ntry/Sts/Cd' || tail(at.path, 3) === 'Ntry/Sts/Prtry') entry.status = text;
     else if (tail(at.path, 3) === 'Ntry/BookgDt/Dt' || tail(at.path, 3) === 'Ntry/BookgDt/DtTm')
       entry.bookedAtMs = timeOf(text, at.element, at.line);
@@ -180,8 +184,10 @@ class Camt054Reader implements MessageHandler<Camt054Item> {
     else if (tail(at.path, 2) === 'TxDtls/Amt') {
       tx.amountText = text;
       tx.amountLine = at.line;
-    } else if (tail(at.path, 2) === 'TxDtls/CdtDbtInd') tx.direction = text;
-    else if (where === 'TxDtls/RmtInf/Ustrd') {
+    } else if (tail(at.path, 2) === 'TxDtls/CdtDbtInd') {
+      tx.direction = text;
+      tx.directionLine = at.line;
+    } else if (where === 'TxDtls/RmtInf/Ustrd') {
       const joined = tx.ustrd ? `${tx.ustrd} ${text}` : text;
       tx.ustrd = joined.slice(0, MAX_REMITTANCE);
     } else if (tail(at.path, 3) === 'Strd/CdtrRefInf/Ref') tx.structuredRef ??= text;
@@ -218,8 +224,9 @@ class Camt054Reader implements MessageHandler<Camt054Item> {
     const amountText = tx?.amountText ?? entry.amountText ?? '';
     const amountLine = (tx?.amountText === undefined ? entry.amountLine : tx.amountLine) ?? entry.line;
     const line = tx?.line ?? entry.line;
+    const directionLine = (tx?.direction === undefined ? entry.directionLine : tx.directionLine) ?? line;
     if (direction !== 'CRDT' && direction !== 'DBIT')
-      throw new BankFileError('CdtDbtInd', line, `"${direction ?? ''}" is neither CRDT nor DBIT`);
+      throw new BankFileError('CdtDbtInd', directionLine, `"${direction ?? ''}" is neither CRDT nor DBIT`);
     if (!/^[A-Z]{3}$/.test(currency)) throw new BankFileError('Amt', amountLine, 'the amount has no currency (Ccy)');
     const amount = minorUnitsOf(amountText, currency);
     if (amount === undefined)

@@ -160,16 +160,19 @@ export async function* readMessage<T>(
   }
 }
 
-/** The namespace of a file's root element, read from its first bytes; undefined when there is no root to read. */
-export async function rootNamespace(filePath: string): Promise<{ local: string; uri: string } | undefined> {
-  const parser = new SaxesParser({ xmlns: true });
-  let root: { local: string; uri: string } | undefined;
-  let broken = false;
-  parser.on('error', () => {
-    broken = true;
+/**
+ * A file's root element (its local name, namespace and line), read from its first bytes: which message it
+ * is. A BankFileError when the file ends, or breaks, before a root could be read.
+ */
+export async function rootOf(filePath: string): Promise<{ local: string; uri: string; line: number }> {
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  let root: { local: string; uri: string; line: number } | undefined;
+  let broken: BankFileError | undefined;
+  parser.on('error', (err) => {
+    broken ??= new BankFileError('Document', parser.line, err.message.replace(/^[^:]*:\d+:\d+: /, ''));
   });
   parser.on('opentag', (tag) => {
-    root ??= { local: tag.local, uri: tag.uri };
+    root ??= { local: tag.local, uri: tag.uri, line: parser.line };
   });
   const stream = createReadStream(filePath, { encoding: 'utf8', highWaterMark: 4096 });
   try {
@@ -177,10 +180,12 @@ export async function rootNamespace(filePath: string): Promise<{ local: string; 
       parser.write(chunk);
       if (root || broken) break;
     }
+    if (!root && !broken) parser.close();
   } finally {
     stream.destroy();
   }
-  return root;
+  if (root) return root;
+  throw broken ?? new BankFileError('Document', parser.line, 'the file holds no XML element');
 }
 
 /** The path's last `n` names joined with '/', for matching an element by where it sits. */

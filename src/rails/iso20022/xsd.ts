@@ -79,7 +79,9 @@ export function errorsOf(filePath: string, stderr: string): SchemaError[] {
     if (lineNumber !== undefined)
       errors.push({
         line: Number(lineNumber),
-        message: message.replace(/\{urn:iso:std:iso:20022:tech:xsd:[^}]*\}/g, ''),
+        message: message
+          .replace(/\{urn:iso:std:iso:20022:tech:xsd:[^}]*\}/g, '')
+          .replace(/^Schemas validity error : /, ''),
       });
     else if (errors.length === 0 || !line.startsWith('<')) errors.push({ line: 0, message: line });
     if (errors.length >= MAX_ERRORS) break;

@@ -5,7 +5,8 @@
 import { railEffect } from '../../domain/rail-events.ts';
 import { newId } from '../../domain/ids.ts';
 import type { RailEvent } from '../../rails/connector.ts';
-import type { Tx } from '../../store/db.ts';
+import { type Tx, withinTransaction } from '../../store/db.ts';
+import { withDeferredWrites } from '../../store/deferred-writes.ts';
 import type { RailPaymentsTable } from '../../store/schema.ts';
 import { loadScope } from '../../platforms.ts';
 import { type Ctx, wallNowMs } from '../../context.ts';
@@ -57,7 +58,7 @@ async function record(
       occurred_at: BigInt(event.occurredAtMs),
       received_at: BigInt(nowMs),
       result,
-      note: null,
+      note: event.note ?? null,
       bank_file_id: event.bankFileId ?? null,
       amount: event.amount ?? null,
       currency: event.currency ?? null,
@@ -69,16 +70,28 @@ async function record(
 }
 
 /** Takes one event from a connector: applied, no change, a replay, or recorded for a payment we do not know. */
-export async function takeRailEvent(ctx: Ctx, connector: string, event: RailEvent): Promise<TakenEvent> {
+export function takeRailEvent(ctx: Ctx, connector: string, event: RailEvent): Promise<TakenEvent> {
+  return ctx.store.tx((trx) => withinTransaction(trx, () => takeRailEventIn(ctx, trx, connector, event)));
+}
+
+/**
+ * takeRailEvent's body, in the caller's transaction `trx`, which must be the ambient one (store/db.ts
+ * withinTransaction: every read goes through it, so nothing waits for a connection it holds). A bank file's
+ * events all ride in its one transaction this way, by the same path as a callback's: the file commits whole
+ * or not at all. Each event's lifecycle step writes its deferred rows when it ends (withDeferredWrites, nested
+ * in the transaction's own buffer): the next event may name the same payment and read it back (the store's
+ * rule 2). No savepoint per event: a file's hundred thousand would each be a PostgreSQL subtransaction.
+ */
+export async function takeRailEventIn(ctx: Ctx, trx: Tx, connector: string, event: RailEvent): Promise<TakenEvent> {
   const rail = await findRailPayment(ctx, connector, event);
   const nowMs = wallNowMs(ctx);
   if (!rail) {
-    const fresh = await ctx.store.tx((trx) => record(trx, connector, event, 'UNKNOWN_PAYMENT', nowMs, null));
+    const fresh = await record(trx, connector, event, 'UNKNOWN_PAYMENT', nowMs, null);
     return { result: fresh ? 'UNKNOWN_PAYMENT' : 'REPLAY' };
   }
   const scope = await loadScope(ctx, rail.platform_id, rail.environment);
   const transactionId = rail.transaction_id;
-  return ctx.store.tx(async (trx): Promise<TakenEvent> => {
+  return withDeferredWrites(trx, async (): Promise<TakenEvent> => {
     const payment = await loadForUpdate(trx, scope, transactionId);
     if (!payment) return { result: 'UNKNOWN_PAYMENT' };
     const effect = railEffect(payment.flow, payment.status, event.status);

@@ -76,10 +76,11 @@ export function makeConnectorService(ctx: Ctx, worker: JobWorker, registry: Regi
     attention: (limit) =>
       ctx.store.db
         .selectFrom('rail_payments')
-        // Still waiting: one an operator settled or failed meanwhile has left the list.
+        // Still waiting: one an operator settled or failed meanwhile has left the list. PENDING: a bank-file
+        // connector's payment whose file its schema refused (services/bank/export.ts).
         .innerJoin('transactions', 'transactions.id', 'rail_payments.transaction_id')
         .selectAll('rail_payments')
-        .where('transactions.status', '=', 'PROCESSING')
+        .where('transactions.status', 'in', ['PENDING', 'PROCESSING'])
         .where('attention', 'is not', null)
         .where('state', '!=', 'DONE')
         .orderBy('attention_since')

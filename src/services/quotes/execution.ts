@@ -9,10 +9,12 @@ import type { JobWorker } from '../../jobs/worker.ts';
 import type { Tx } from '../../store/db.ts';
 import type { QuotesTable, TransactionsTable } from '../../store/schema.ts';
 import { inScope, scopeNowMs, type Ctx, type Scope, wallNowMs } from '../../context.ts';
+import { loadScope } from '../../platforms.ts';
 import type { TransactionStatus } from '../../domain/transactions.ts';
 import { keepLocked, moveTransaction, type Transaction, type TransactionService } from '../transactions/index.ts';
 import { type Quote, scopedQuoteRows, toQuote } from './queries.ts';
 import { statement } from '../../store/compiled.ts';
+import { withDeferredWrites } from '../../store/deferred-writes.ts';
 import { everyColumnOf, prefixedColumns, splitPrefixed } from '../../store/joined-rows.ts';
 
 /** What running a quote needs. */
@@ -143,6 +145,11 @@ async function claim(
   const payment = await lockPayment(runner, trx, scope, quote);
   const failure = refusal(ctx, scope, quote, payment.status, funded);
   if (failure) throw failure;
+  // Funded and still PENDING: it ran, and waits for its bank file (a batch connector, lifecycle.ts holdForBatch).
+  if (payment.funding !== null)
+    throw conflict('QUOTE_NOT_PENDING', `Quote ${quote.id} ran already; its payment waits for its bank file`, {
+      status: payment.status,
+    });
   await callOffJob(trx, ownedJobId(quote.id), wallNowMs(ctx));
   return payment;
 }
@@ -241,22 +248,98 @@ export async function sandboxSend(
     }
     if (quote.reference === null)
       throw invalidInput('quoteId', `Quote ${quote.id} is funded from an account; execute it instead`, 'source');
-    const payment = await claim(runner, trx, scope, quote, false);
-    const currencyCode = input.currencyCode ?? quote.sending_currency;
-    const amount = input.currencyAmount === undefined ? quote.total_sending_amount : BigInt(input.currencyAmount);
-    if (currencyCode === quote.sending_currency && amount === quote.total_sending_amount) {
-      await run(runner, trx, scope, payment, 'EXTERNAL');
-    } else {
-      // Funds that do not match are not accepted into the payment (nothing is posted): it fails at once.
-      const processing = await moveTransaction(ctx, trx, scope, payment, { to: 'PROCESSING' });
-      await transactions.fail(trx, scope, present(processing, 'a claimed quote moves its payment'), {
-        reason: 'FUNDING_AMOUNT_MISMATCH',
-        refund: 'COMPLETED',
-        refundReason: 'TRANSACTION_FAILED',
-      });
-    }
+    await fundQuote(runner, trx, scope, quote, {
+      currency: input.currencyCode ?? quote.sending_currency,
+      amount: input.currencyAmount === undefined ? quote.total_sending_amount : BigInt(input.currencyAmount),
+    });
     return quote.transaction_id;
   });
   worker.kick();
   return transactions.get(scope, transactionId);
+}
+
+/** Money that arrived for a REALTIME_FUNDING quote: what the payer sent, in minor units of `currency`. */
+export interface ArrivedFunds {
+  currency: string;
+  amount: bigint;
+}
+
+/**
+ * The funding step, wherever the payer's money arrives (the sandbox's send, a bank's credit notification):
+ * in the caller's transaction, claims the quote (raises when it is no longer PENDING or has expired) and,
+ * for the quoted amount in the quoted currency, funds and runs its payment. Any other amount or currency is
+ * not accepted into the payment (nothing is posted): it fails at once with FUNDING_AMOUNT_MISMATCH, its
+ * refund saying the funds go back.
+ */
+export async function fundQuote(
+  runner: QuoteRunner,
+  trx: Tx,
+  scope: Scope,
+  quote: QuotesTable,
+  funds: ArrivedFunds,
+): Promise<'FUNDED' | 'MISMATCH'> {
+  const { ctx, transactions } = runner;
+  const payment = await claim(runner, trx, scope, quote, false);
+  if (funds.currency === quote.sending_currency && funds.amount === quote.total_sending_amount) {
+    await run(runner, trx, scope, payment, 'EXTERNAL');
+    return 'FUNDED';
+  }
+  const processing = await moveTransaction(ctx, trx, scope, payment, { to: 'PROCESSING' });
+  await transactions.fail(trx, scope, present(processing, 'a claimed quote moves its payment'), {
+    reason: 'FUNDING_AMOUNT_MISMATCH',
+    refund: 'COMPLETED',
+    refundReason: 'TRANSACTION_FAILED',
+  });
+  return 'MISMATCH';
+}
+
+/** What a credit did: funded its quote, failed it on the amount, or matched nothing it could fund. */
+export interface CreditMatch {
+  result: 'FUNDED' | 'MISMATCH' | 'UNMATCHED';
+  quoteId?: string;
+  transactionId?: string;
+  /** Why a credit that names a quote did not fund it (expired, already funded). */
+  why?: string;
+}
+
+/**
+ * A production quote's reference, on any platform: each platform's own index (platform, environment,
+ * reference) answers it, one platform after the other (a reference is random, 48 bits: one quote at most).
+ */
+const quoteByReference = statement((db, v: { reference: string }) =>
+  db
+    .selectFrom('quotes')
+    .selectAll()
+    .where('platform_id', 'in', db.selectFrom('platforms').select('id'))
+    .where('environment', '=', 'production')
+    .where('reference', '=', v.reference),
+);
+
+/**
+ * Production's funding by reference: money a bank says arrived with `reference` funds the REALTIME_FUNDING
+ * quote whose payment instructions gave it out (fundQuote), in the caller's transaction, which must be the
+ * ambient one (store/db.ts withinTransaction). A credit for no quote, or for one that can no longer run
+ * (expired, already funded), funds nothing: it is answered UNMATCHED, for an operator, never dropped.
+ */
+export async function fundQuoteByReference(
+  runner: QuoteRunner,
+  trx: Tx,
+  reference: string,
+  funds: ArrivedFunds,
+): Promise<CreditMatch> {
+  const quote = await quoteByReference.first(trx, { reference });
+  if (!quote || quote.reference === null) return { result: 'UNMATCHED' };
+  const found = { quoteId: quote.id, transactionId: quote.transaction_id };
+  const scope = await loadScope(runner.ctx, quote.platform_id, quote.environment);
+  try {
+    // Its deferred rows written when it ends: a second credit for the same quote in one file reads them.
+    const result = await withDeferredWrites(trx, () => fundQuote(runner, trx, scope, quote, funds));
+    return { result, ...found };
+  } catch (err) {
+    const cannotRun =
+      err instanceof AppError &&
+      (err.code === 'QUOTE_EXPIRED' || (err.code === 'CONFLICT' && err.details?.reason === 'QUOTE_NOT_PENDING'));
+    if (!cannotRun) throw err;
+    return { result: 'UNMATCHED', ...found, why: err.message };
+  }
 }

@@ -16,6 +16,7 @@ import {
   type Failure,
   fail,
   fund,
+  type Move,
   moveTransaction,
   process,
   queueProcessing,
@@ -105,17 +106,32 @@ async function resolveManually(
   return ctx.store.tx(async (trx) => {
     const payment = await loadForUpdate(trx, scope, id);
     if (!payment) throw notFound('Transaction', id, 'TRANSACTION_NOT_FOUND');
-    if (payment.status !== 'PROCESSING')
+    // A bank-file connector's payment held back from its file (on the attention list) is PENDING, funded.
+    const held = payment.status === 'PENDING' && payment.funding !== null && (await heldFromBankFile(trx, id));
+    if (payment.status !== 'PROCESSING' && !held)
       throw new AppError(
         'CONFLICT',
         `Transaction ${id} is ${payment.status}; only PROCESSING transactions can be settled or failed`,
       );
+    const via: Move[] = held ? [{ to: 'PROCESSING' }] : [];
     const moved =
-      result === 'COMPLETE' ? await complete(ctx, trx, scope, payment) : await fail(ctx, trx, scope, payment, failure);
+      result === 'COMPLETE'
+        ? await complete(ctx, trx, scope, payment, ...via)
+        : await fail(ctx, trx, scope, payment, failure, ...via);
     // The row is locked and PROCESSING, so this process is the one that moves it.
     if (!moved) throw new Error(`transaction ${id} moved under its lock`);
     return toTransaction(moved);
   });
+}
+
+/** Whether the payment waits for a bank file it was held back from (its rail row BATCHING, on the attention list). */
+async function heldFromBankFile(trx: Tx, id: string): Promise<boolean> {
+  const rail = await trx
+    .selectFrom('rail_payments')
+    .select(['state', 'attention', 'bank_file_id'])
+    .where('transaction_id', '=', id)
+    .executeTakeFirst();
+  return rail?.state === 'BATCHING' && rail.attention !== null && rail.bank_file_id === null;
 }
 
 /** A cancellation is a failure the platform asked for: the contract's fallback reason, refunded. */

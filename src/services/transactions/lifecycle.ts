@@ -17,6 +17,7 @@ import {
 import { enqueueJob } from '../../jobs/queue.ts';
 import { fundInFlight, type Movement, pullIn, refund, returnSettled, settle } from '../../ledger/flows.ts';
 import { type Posting, postEntry } from '../../ledger/journal.ts';
+import { endToEndIdOf } from '../../rails/iso20022/ids.ts';
 import type { Outcome } from '../../rails/sandbox-outcomes.ts';
 import type { Tx } from '../../store/db.ts';
 import { deferInsert, deferUpdate } from '../../store/deferred-writes.ts';
@@ -380,12 +381,56 @@ export async function process(
     case 'MANUAL':
       return moveTransaction(ctx, trx, scope, payment, toProcessing);
     case 'CONNECTOR': {
+      // A bank-file connector gathers payments into files: this one waits, PENDING, for its file's release.
+      if (ctx.config.connectors.banks[outcome.connector])
+        return holdForBatch(ctx, trx, scope, payment, outcome.connector);
       // PROCESSING now; the call out is a durable job, made after this transaction commits, never in it.
       const processing = await moveTransaction(ctx, trx, scope, payment, toProcessing);
       if (processing) await handToConnector(trx, scope, payment.id, outcome.connector, wallNow);
       return processing;
     }
   }
+}
+
+/**
+ * A payment routed to a bank-file connector (rails/iso20022): funded, its money held, it stays PENDING with a
+ * rail_payments row in state BATCHING until the export puts it in a file (services/bank/export.ts), which
+ * moves it to PROCESSING when that file is released. Its funding is written now (process's move would have
+ * written it). Run twice, it does nothing the second time: the row is there already.
+ */
+async function holdForBatch(
+  ctx: Ctx,
+  trx: Tx,
+  scope: Scope,
+  payment: TransactionsTable,
+  connector: string,
+): Promise<TransactionsTable | undefined> {
+  const held = await trx
+    .selectFrom('rail_payments')
+    .select('transaction_id')
+    .where('transaction_id', '=', payment.id)
+    .executeTakeFirst();
+  if (held) return undefined;
+  const wallNow = BigInt(wallNowMs(ctx));
+  const updatedAt = BigInt(scopeNowMs(ctx, scope));
+  const set = { status: 'PENDING' as const, funding: payment.funding, updated_at: updatedAt };
+  if (!(await writeMove(trx, payment, { set, id: payment.id, from: 'PENDING' }))) return undefined;
+  await deferInsert(trx, 'rail_payments', {
+    transaction_id: payment.id,
+    platform_id: scope.platformId,
+    environment: scope.environment,
+    connector,
+    rail_reference: endToEndIdOf(payment.id),
+    state: 'BATCHING',
+    calls: 0n,
+    last_error: null,
+    attention: null,
+    attention_since: null,
+    created_at: wallNow,
+    updated_at: wallNow,
+    bank_file_id: null,
+  });
+  return underLock(payment, { ...payment, updated_at: updatedAt });
 }
 
 /** Records the payment as its connector's and queues the submit; deferred, like the move before it. */

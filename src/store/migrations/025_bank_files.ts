@@ -35,6 +35,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('bank_files_created').on('bank_files').columns(['connector', 'created_at']).execute();
   await db.schema.alterTable('rail_payments').addColumn('bank_file_id', 'text').execute();
   await db.schema.createIndex('rail_payments_bank_file').on('rail_payments').columns(['bank_file_id']).execute();
+  // The export's claim: a connector's payments waiting for a file.
+  await db.schema
+    .createIndex('rail_payments_batching')
+    .on('rail_payments')
+    .columns(['connector', 'state', 'transaction_id'])
+    .execute();
   await db.schema.alterTable('rail_events').addColumn('bank_file_id', 'text').execute();
   await db.schema.alterTable('rail_events').addColumn('amount', 'bigint').execute();
   await db.schema.alterTable('rail_events').addColumn('currency', 'text').execute();
