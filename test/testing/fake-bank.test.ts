@@ -205,7 +205,7 @@ describe('the fake bank', () => {
     const later = await bank.tick();
     assert.equal(later.written.length, 1);
     const lateName = later.written[0] ?? '';
-    assert.match(lateName, /^20261202T090030000Z-1-pain\.002-/);
+    assert.match(lateName, /^20261202T090030000Z-3-pain\.002-/);
     assertValid(join(inbox, lateName));
     const lateXml = readFileSync(join(inbox, lateName), 'utf8');
     assert.doesNotMatch(lateXml, /GrpSts/, 'a later report says nothing of the group');

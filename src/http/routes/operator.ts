@@ -9,8 +9,7 @@ import { settleMany, summarize, type Selection, type SettlementLine } from '../.
 import type { Http } from '../http.ts';
 import type { BankCreditsTable, RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { StringEnum } from '../../wire/common.ts';
-import { csvLines, parseSpan, reconciliationJson } from '../../domain/reconciliation.ts';
-import { reconcile } from '../../services/bank/reconcile.ts';
+import { reconciliationRoute } from './reconciliation.ts';
 
 const SettlementBody = Type.Object(
   {
@@ -88,28 +87,7 @@ export function operatorRoutes(services: Services) {
       data: (await services.connectors.recentEvents(req.query.limit ?? 100)).map(railEventLine),
     }));
     api.get('/connectors', { schema: { hide: true } }, async () => ({ data: await services.connectors.check() }));
-    const ReconciliationQuery = Type.Object(
-      {
-        from: Type.String({ minLength: 1, maxLength: 40 }),
-        to: Type.String({ minLength: 1, maxLength: 40 }),
-        connector: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        format: Type.Optional(StringEnum(['json', 'csv'] as const)),
-      },
-      { additionalProperties: false },
-    );
-    // Every payment of the span with its file, the bank's report and entry, and what does not agree.
-    api.get('/reconciliation', { schema: { hide: true, querystring: ReconciliationQuery } }, async (req, reply) => {
-      const { from, to, connector, format = 'json' } = req.query;
-      const span = parseSpan(from, to);
-      if ('field' in span) throw invalidInput(span.field, `${span.field} ${span.message}`, 'dateOrTime');
-      const report = await reconcile(services.ctx, { ...span, connector });
-      if (format === 'json') return reconciliationJson(report);
-      const name = `reconciliation-${from}-${to}${connector ? `-${connector}` : ''}.csv`.replace(/[^\w.-]/g, '_');
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${name}"`)
-        .send(`${[...csvLines(report)].join('\r\n')}\r\n`);
-    });
+    reconciliationRoute(api, services);
     // The credits the bank-file connectors' notifications booked; ?result=UNMATCHED is the unmatched list.
     const CreditsQuery = Type.Object(
       {

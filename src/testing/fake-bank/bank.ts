@@ -281,21 +281,17 @@ export class FakeBank {
           const key = `${header.what}:${header.originalMsgId}:${header.dueAt}:${header.code ?? ''}`;
           if (header.what === 'REJECT') {
             const id = idOf('R', key);
-            pain002 = await Pain002Writer.start(this.options.inbox, this.answerName(header.dueAt, 1, 'pain.002', id), {
+            pain002 = await Pain002Writer.start(this.options.inbox, this.answerName(header.dueAt, 3, 'pain.002', id), {
               msgId: id,
               createdAt: iso(header.dueAt),
               originalMsgId: header.originalMsgId,
             });
           } else {
             const id = idOf('N', key);
-            camt054 = await Camt054Writer.start(
-              this.options.inbox,
-              this.answerName(header.dueAt, header.what === 'RETURN' ? 3 : 2, 'camt.054', id),
-              {
-                msgId: id,
-                createdAt: iso(header.dueAt),
-              },
-            );
+            camt054 = await Camt054Writer.start(this.options.inbox, this.answerName(header.dueAt, 3, 'camt.054', id), {
+              msgId: id,
+              createdAt: iso(header.dueAt),
+            });
           }
           continue;
         }
