@@ -2,6 +2,7 @@
 // (see command.ts for what an entry says); the parser, --help and the exit codes come with it.
 import type { CliCommand } from './command.ts';
 import { backupCommands } from './commands/backup.ts';
+import { bankFakeCommand } from './commands/bank-fake.ts';
 import { bankCommands } from './commands/bank.ts';
 import { contractCheckCommand } from './commands/contract-check.ts';
 import { bankIngestCommand } from './commands/bank-ingest.ts';
@@ -12,6 +13,7 @@ import { logsCommands } from './commands/logs.ts';
 import { mcpCommand } from './commands/mcp.ts';
 import { migrateCommand, operationCommands } from './commands/operations.ts';
 import { platformCommands, tokenCommands } from './commands/platforms.ts';
+import { reconcileCommand } from './commands/reconcile.ts';
 import { serveCommand } from './commands/serve.ts';
 import { settlementCommands } from './commands/settlement.ts';
 import { triggerCommand } from './commands/trigger.ts';
@@ -25,6 +27,8 @@ export const COMMANDS: readonly CliCommand[] = [
   ...settlementCommands,
   ...bankCommands,
   bankIngestCommand,
+  bankFakeCommand,
+  reconcileCommand,
   ...backupCommands,
   ...keyCommands,
   fixturesCommand,

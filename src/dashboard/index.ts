@@ -25,6 +25,7 @@ import { quoteScreens } from './screens/quotes.ts';
 import { customerScreens } from './screens/customers.ts';
 import { customerFormScreens } from './screens/customer-forms.ts';
 import { connectorScreens } from './screens/connectors.ts';
+import { reconciliationScreens } from './screens/reconciliation.ts';
 
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
@@ -127,6 +128,7 @@ export function dashboard(services: Services) {
       customerScreens(signed, screens);
       customerFormScreens(signed, screens);
       connectorScreens(signed, screens);
+      reconciliationScreens(signed, screens);
     });
   };
 }

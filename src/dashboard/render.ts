@@ -35,6 +35,7 @@ export const NAV = [
   { id: 'webhooks', label: 'Webhooks', href: '/dashboard/webhooks' },
   { id: 'tokens', label: 'API tokens', href: '/dashboard/tokens' },
   { id: 'connectors', label: 'Connectors', href: '/dashboard/connectors', productionOnly: true },
+  { id: 'reconciliation', label: 'Reconciliation', href: '/dashboard/reconciliation', productionOnly: true },
   { id: 'sandbox', label: 'Sandbox', href: '/dashboard/sandbox', sandboxOnly: true },
 ] as const;
 

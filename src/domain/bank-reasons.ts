@@ -46,6 +46,14 @@ export function rejectionReason(code: string | undefined): OutgoingFailureReason
 }
 
 /**
+ * Whether a whole-file rejection refuses a second copy of a file rather than the file's payments: DU01
+ * (duplicate message id) and AM05 (duplication). The first copy stands; its payments are not failed.
+ */
+export function refusesDuplicate(code: string | undefined): boolean {
+  return code === 'DU01' || code === 'AM05';
+}
+
+/**
  * The public reason for a payment the bank sent back (camt.054 RtrInf): PAYOUT_RETURNED, whatever the code.
  * The money left and came back; that is what the payment's failure says. The bank's code, which says why the
  * creditor's bank sent it, is kept with the bank's event (see bankReasonNote) for the operator.

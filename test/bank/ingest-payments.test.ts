@@ -174,6 +174,13 @@ describe('bank ingest: status reports and bookings of our payouts', () => {
     assert.equal(again.outcome === 'APPLIED' && again.counts.applied, 0, 'changes nothing: they failed already');
   });
 
+  it('a rejection of a duplicate file (DU01) leaves the payments of the first copy as they were', async () => {
+    const file = await released(2);
+    const dup = await report({ originalMsgId: file.msgId, groupStatus: 'RJCT', groupReason: { code: 'DU01' } });
+    assert.equal(dup.outcome === 'APPLIED' && dup.counts.applied, 0, JSON.stringify(dup));
+    for (const id of file.ids) assert.equal((await payment(id)).status, 'PROCESSING', 'the first copy stands');
+  });
+
   it('refuses a report on a file we never sent, and one quoting another debtor account; nothing applied', async () => {
     const { ids, msgId } = await released(1);
     const [id] = ids as [string];

@@ -9,6 +9,7 @@ import { settleMany, summarize, type Selection, type SettlementLine } from '../.
 import type { Http } from '../http.ts';
 import type { BankCreditsTable, RailEventsTable, RailPaymentsTable } from '../../store/schema.ts';
 import { StringEnum } from '../../wire/common.ts';
+import { reconciliationRoute } from './reconciliation.ts';
 
 const SettlementBody = Type.Object(
   {
@@ -46,8 +47,8 @@ function operatorAuth(token: string) {
 
 /**
  * The operator API, for a back office: settle or fail the payments the production connector holds, by id
- * or by filter, with a dry run. Served under /operator only when OPERATOR_TOKEN is set; not part of the
- * public API, so not in its OpenAPI document.
+ * or by filter, with a dry run; a bank connector's reconciliation report. Served under /operator only when
+ * OPERATOR_TOKEN is set; not part of the public API, so not in its OpenAPI document.
  */
 export function operatorRoutes(services: Services) {
   return async (api: Http): Promise<void> => {
@@ -86,6 +87,7 @@ export function operatorRoutes(services: Services) {
       data: (await services.connectors.recentEvents(req.query.limit ?? 100)).map(railEventLine),
     }));
     api.get('/connectors', { schema: { hide: true } }, async () => ({ data: await services.connectors.check() }));
+    reconciliationRoute(api, services);
     // The credits the bank-file connectors' notifications booked; ?result=UNMATCHED is the unmatched list.
     const CreditsQuery = Type.Object(
       {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { bankReasonNote, rejectionReason, returnReason } from '../../domain/bank-reasons.ts';
+import { bankReasonNote, refusesDuplicate, rejectionReason, returnReason } from '../../domain/bank-reasons.ts';
 import type { Iso20022ConnectorSettings } from '../../domain/connector-routes.ts';
 import { newId } from '../../domain/ids.ts';
 import type { RailEvent } from '../../rails/connector.ts';
@@ -316,8 +316,11 @@ async function applyPain002(app: Application, filePath: string): Promise<void> {
     if (item.kind === 'GROUP') {
       await app.recordFile(item.msgId, item.createdAt);
       original = await app.originalFile(item.originalMsgId, item.line);
-      // PART says "see each batch and payment"; any other group status holds for every payment of the file.
-      if (item.status && item.status !== 'PART') await app.statusForAll(original, item.status, item.reason, 'G');
+      // PART says "see each batch and payment"; any other group status holds for every payment of the file,
+      // but for a refused second copy (a file placed again after a crash): the first copy's payments stand.
+      const duplicate = item.status === 'RJCT' && refusesDuplicate(item.reason?.code);
+      if (item.status && item.status !== 'PART' && !duplicate)
+        await app.statusForAll(original, item.status, item.reason, 'G');
       continue;
     }
     if (!original) throw new BankFileError(item.kind, item.line, 'a status before the original group');
