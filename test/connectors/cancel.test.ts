@@ -8,17 +8,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { signedHeaders } from '../../src/rails/http/signing.ts';
 import { BUILD } from '../external-accounts/fixtures.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { useServer, type TestPlatform } from '../helpers/harness.ts';
-import { freePort, spawnDaemon, type Daemon } from '../helpers/processes.ts';
+import { freePort, type Daemon } from '../helpers/processes.ts';
+import { spawnReferenceAdapter } from '../helpers/reference-adapter.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { eventTypes, fundedCustomer, externalAccount } from '../money/fixtures.ts';
 
-const ADAPTER = fileURLToPath(new URL('../../examples/http-adapter/server.mjs', import.meta.url));
 const KEY = randomBytes(32);
 const SECRET = `whsec_${KEY.toString('base64')}`;
 const OPERATOR = randomBytes(24).toString('hex');
@@ -52,7 +51,6 @@ describe('cancelling a payment a connector holds, and the bound on calls at once
 
   async function startAdapter(): Promise<void> {
     const vars = {
-      PORT: String(adapterPort),
       CONNECTOR_SECRET: SECRET,
       SERVICE_URL: server.baseUrl,
       CONNECTOR_NAME: 'acme',
@@ -60,12 +58,7 @@ describe('cancelling a payment a connector holds, and the bound on calls at once
       DELAY_ANSWER_MS: String(DELAY_ANSWER_MS),
       STATE_FILE: join(folder, 'adapter-state.json'),
     };
-    adapter = await spawnDaemon(
-      'env',
-      [...Object.entries(vars).map(([k, v]) => `${k}=${v}`), process.execPath, ADAPTER],
-      async () => (await fetch(`http://127.0.0.1:${adapterPort}/healthz`).catch(() => undefined))?.status === 200,
-      'the reference adapter',
-    );
+    adapter = await spawnReferenceAdapter(adapterPort, vars);
   }
   after(() => adapter?.stop());
 

@@ -8,15 +8,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { signedHeaders } from '../../src/rails/http/signing.ts';
 import { client, createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
-import { freePort, runCliOk, spawnDaemon, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
+import { freePort, runCliOk, spawnServer, type Daemon, type ServerProcess } from '../helpers/processes.ts';
+import { spawnReferenceAdapter } from '../helpers/reference-adapter.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const ADAPTER = fileURLToPath(new URL('../../examples/http-adapter/server.mjs', import.meta.url));
 const KEY = randomBytes(32);
 const SECRET = `whsec_${KEY.toString('base64')}`;
 /** How long the adapter holds its answer after recording a payout: the window the server is killed in. */
@@ -45,19 +44,13 @@ describe('kill -9 between submit and record', () => {
     env = { ...database.env, CONNECTORS_FILE: file, ACME_SECRET: SECRET };
     // Its callbacks go nowhere (the servers' ports are not known yet): the servers learn outcomes by polling.
     const vars = {
-      PORT: String(adapterPort),
       CONNECTOR_SECRET: SECRET,
       SERVICE_URL: `http://127.0.0.1:${await freePort()}`,
       CONNECTOR_NAME: 'acme',
       SETTLE_AFTER_MS: '100',
       DELAY_ANSWER_MS: String(ANSWER_DELAY_MS),
     };
-    adapter = await spawnDaemon(
-      'env',
-      [...Object.entries(vars).map(([k, v]) => `${k}=${v}`), process.execPath, ADAPTER],
-      async () => (await fetch(`http://127.0.0.1:${adapterPort}/healthz`).catch(() => undefined))?.status === 200,
-      'the reference adapter',
-    );
+    adapter = await spawnReferenceAdapter(adapterPort, vars);
   });
   after(async () => {
     for (const server of servers) await server.stop();

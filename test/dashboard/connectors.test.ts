@@ -9,17 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { signedHeaders } from '../../src/rails/http/signing.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { engine, useServer, type TestPlatform } from '../helpers/harness.ts';
-import { freePort, spawnDaemon, type Daemon } from '../helpers/processes.ts';
+import { freePort, type Daemon } from '../helpers/processes.ts';
+import { spawnReferenceAdapter } from '../helpers/reference-adapter.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { dashboardClient, type DashboardClient } from './session-client.ts';
 
-const ADAPTER = fileURLToPath(new URL('../../examples/http-adapter/server.mjs', import.meta.url));
 const KEY = randomBytes(32);
 const SECRET = `whsec_${KEY.toString('base64')}`;
 const OPERATOR = randomBytes(24).toString('hex');
@@ -75,19 +74,13 @@ describe(`the dashboard's connectors screen and rail timeline (${engine})`, () =
 
   async function startAdapter(): Promise<void> {
     const vars = {
-      PORT: String(adapterPort),
       CONNECTOR_SECRET: SECRET,
       SERVICE_URL: server.baseUrl,
       CONNECTOR_NAME: 'acme',
       SETTLE_AFTER_MS: '100',
       STATE_FILE: join(folder, 'adapter-state.json'),
     };
-    adapter = await spawnDaemon(
-      'env',
-      [...Object.entries(vars).map(([k, v]) => `${k}=${v}`), process.execPath, ADAPTER],
-      async () => (await fetch(`http://127.0.0.1:${adapterPort}/healthz`).catch(() => undefined))?.status === 200,
-      'the reference adapter',
-    );
+    adapter = await spawnReferenceAdapter(adapterPort, vars);
   }
   after(() => adapter?.stop());
 

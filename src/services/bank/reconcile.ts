@@ -27,8 +27,9 @@ const PAGE = 500;
 
 const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
-async function eventsOf(ctx: Ctx, ids: string[]): Promise<Map<string, ReconEvent[]>> {
-  const rows = await ctx.store.db
+/** The rail events with the name of the file each came in: what a reconciliation line shows of an event. */
+const eventRows = (ctx: Ctx) =>
+  ctx.store.db
     .selectFrom('rail_events')
     .leftJoin('bank_files', 'bank_files.id', 'rail_events.bank_file_id')
     .select([
@@ -44,7 +45,10 @@ async function eventsOf(ctx: Ctx, ids: string[]): Promise<Map<string, ReconEvent
       'rail_events.occurred_at',
       'rail_events.received_at',
       'bank_files.name as file_name',
-    ])
+    ]);
+
+async function eventsOf(ctx: Ctx, ids: string[]): Promise<Map<string, ReconEvent[]>> {
+  const rows = await eventRows(ctx)
     .where('rail_events.transaction_id', 'in', ids)
     .orderBy('rail_events.received_at')
     .execute();
@@ -154,23 +158,7 @@ async function paymentLines(ctx: Ctx, q: ReconcileQuery, differences: Difference
 }
 
 async function unknownEntries(ctx: Ctx, q: ReconcileQuery): Promise<Difference[]> {
-  let query = ctx.store.db
-    .selectFrom('rail_events')
-    .leftJoin('bank_files', 'bank_files.id', 'rail_events.bank_file_id')
-    .select([
-      'rail_events.transaction_id',
-      'rail_events.connector',
-      'rail_events.kind',
-      'rail_events.status',
-      'rail_events.result',
-      'rail_events.failure_reason',
-      'rail_events.amount',
-      'rail_events.currency',
-      'rail_events.rail_reference',
-      'rail_events.occurred_at',
-      'rail_events.received_at',
-      'bank_files.name as file_name',
-    ])
+  let query = eventRows(ctx)
     .where('rail_events.result', '=', 'UNKNOWN_PAYMENT')
     .where('rail_events.kind', '=', 'ENTRY')
     // By when the bank booked it, as the bank's own statement lists it.
