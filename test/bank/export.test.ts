@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { endToEndIdOf, transactionIdOfEndToEnd } from '../../src/rails/iso20022/ids.ts';
 import { validateFile } from '../../src/rails/iso20022/xsd.ts';
@@ -18,7 +18,7 @@ import { before, describe, it } from '../helpers/node-test.ts';
 import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { eventTypes } from '../money/fixtures.ts';
-import { bankConnectorsFile, eurPayout, fundedEurCustomer } from './fixtures.ts';
+import { bankConnectorsFile, eurRatesFile, eurPayout, fundedEurCustomer } from './fixtures.ts';
 
 const schemas = schemaDirForTests();
 const OPERATOR = randomBytes(24).toString('hex');
@@ -28,11 +28,7 @@ const endToEndIds = (xml: string) => [...xml.matchAll(/<EndToEndId>([^<]+)<\/End
 describe('pain.001 export through the iso20022 connector', () => {
   const dir = tempDir('bank-export');
   const folders = bankConnectorsFile(dir);
-  const rates = join(dir, 'rates.json');
-  writeFileSync(
-    rates,
-    JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { EUR: { fixedMinor: 0, variableBps: 0 } } }),
-  );
+  const rates = eurRatesFile(dir);
   const server = useServer({ CONNECTORS_FILE: folders.file, OPERATOR_TOKEN: OPERATOR, RATES_FILE: rates });
   let p: TestPlatform;
   let payer: { customerId: string; eur: string };

@@ -23,6 +23,14 @@ export interface BankFolders {
   inbox: string;
 }
 
+/** Writes a RATES_FILE with EUR at 0.9 a dollar and these EUR fees (none by default); answers its path. */
+export function eurRatesFile(dir: string, fees = { fixedMinor: 0, variableBps: 0 }): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'rates.json');
+  writeFileSync(file, JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { EUR: fees } }));
+  return file;
+}
+
 /** Writes a CONNECTORS_FILE with one iso20022 connector `bank-eu` that EUR is routed to. */
 export function bankConnectorsFile(dir: string, settings: Record<string, unknown> = {}): BankFolders {
   const outbox = join(dir, 'outbox');

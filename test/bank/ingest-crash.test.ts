@@ -13,6 +13,7 @@ import { schemaDirForTests } from '../helpers/iso20022.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { runCliOk, spawnServer, type ServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
+import { eurRatesFile } from './fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const DEBTOR = 'DE89370400440532013000';
@@ -42,11 +43,7 @@ describe('kill -9 during a bank file ingest', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    const ratesFile = join(dir, 'rates.json');
-    writeFileSync(
-      ratesFile,
-      JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { EUR: { fixedMinor: 25, variableBps: 20 } } }),
-    );
+    const ratesFile = eurRatesFile(dir, { fixedMinor: 25, variableBps: 20 });
     const connectorsFile = join(dir, 'connectors.json');
     writeFileSync(
       connectorsFile,

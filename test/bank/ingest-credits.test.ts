@@ -15,16 +15,13 @@ import { schemaDirForTests, xmllintValidates } from '../helpers/iso20022.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
+import { eurRatesFile } from './fixtures.ts';
 
 const DEBTOR = 'DE89370400440532013000';
 const OPERATOR_TOKEN = randomBytes(16).toString('hex');
 const dir = tempDir('bank-ingest');
 const inbox = join(dir, 'inbox');
-const ratesFile = join(dir, 'rates.json');
-writeFileSync(
-  ratesFile,
-  JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { EUR: { fixedMinor: 25, variableBps: 20 } } }),
-);
+const ratesFile = eurRatesFile(dir, { fixedMinor: 25, variableBps: 20 });
 const connectorsFile = join(dir, 'connectors.json');
 writeFileSync(
   connectorsFile,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { endToEndIdOf } from '../../src/rails/iso20022/ids.ts';
 import { Camt054Writer } from '../../src/testing/fake-bank/answers.ts';
@@ -19,7 +19,7 @@ import { before, describe, it } from '../helpers/node-test.ts';
 import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { bankConnectorsFile, eurAccount, fundedEurCustomer } from './fixtures.ts';
+import { bankConnectorsFile, eurRatesFile, eurAccount, fundedEurCustomer } from './fixtures.ts';
 
 const OPERATOR = randomBytes(24).toString('hex');
 const DEBTOR = 'DE89370400440532013000';
@@ -27,11 +27,7 @@ const DEBTOR = 'DE89370400440532013000';
 describe('reconciliation of a bank connector, through the fake bank', () => {
   const dir = tempDir('bank-reconcile');
   const folders = bankConnectorsFile(dir);
-  const rates = join(dir, 'rates.json');
-  writeFileSync(
-    rates,
-    JSON.stringify({ unitsPerUsd: { USD: '1', EUR: '0.9' }, fees: { EUR: { fixedMinor: 0, variableBps: 0 } } }),
-  );
+  const rates = eurRatesFile(dir);
   const server = useServer({ CONNECTORS_FILE: folders.file, OPERATOR_TOKEN: OPERATOR, RATES_FILE: rates });
   let p: TestPlatform;
   let payer: { customerId: string; eur: string };

@@ -15,6 +15,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** tsx by its location: the commands run in a folder of their own, where `--import tsx` would not resolve. */
 const TSX = import.meta.resolve('tsx');
 const page = readFileSync(new URL('../../docs/connectors.md', import.meta.url), 'utf8');
+/** The HTTP connector's blocks end where the bank files begin, whose reference blocks name a bank connector. */
+const BANK_FILES = '# ISO 20022 bank files';
 /** The bank files walk-through: its blocks run on their own, with a server of their own. */
 const WALK_THROUGH = '## Walk-through: a payout through bank files';
 const shBlocks = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
@@ -27,7 +29,7 @@ const npxInGroup = `npx() { if [ "$1" = payouts ]; then shift; ${inGroup}; else 
 
 describe('docs/connectors.md', { skip: engine === 'postgres' ? 'it runs on the embedded database' : false }, () => {
   it('runs as written: the adapter answers, idempotently, and the service serves the protocol', async () => {
-    const blocks = shBlocks(page.slice(0, page.indexOf(WALK_THROUGH)));
+    const blocks = shBlocks(page.slice(0, page.indexOf(BANK_FILES)));
     assert.ok(blocks.length >= 3, `the page has its three sh blocks (${blocks.length})`);
     const [adapterPort, servicePort] = [await freePort(), await freePort()];
     const commands = blocks
