@@ -20,6 +20,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import type { Scope } from '../../src/context.ts';
 import { verifyLedger } from '../../src/ledger/verify.ts';
 import { loadScope } from '../../src/platforms.ts';
@@ -217,6 +218,8 @@ async function makePayouts(services: Services, d: Debtor): Promise<string[]> {
     const payers = d.destinations.map((destination) => ({ ...payer, destination }));
     const before = new Set(ids);
     await seedLifecycles(store, captured, payers, PAYMENTS - REAL, 1);
+    // The seeder's larger page cache (256 MB) back to SQLite's default, the service's: not the export's memory.
+    if (store.engine === 'sqlite') await sql`pragma cache_size = -2000`.execute(store.db);
     const all = await store.db
       .selectFrom('transactions')
       .select('id')
