@@ -85,25 +85,40 @@ function diff(before: Map<string, Map<string, Row>>, after: Map<string, Map<stri
  * rail step that moves it to PROCESSING and settles it, then any webhook deliveries).
  */
 export async function captureLifecycle(store: Store, services: Services, scope: Scope, payer: Payer) {
+  let id = '';
+  const lifecycle = await capturePhases(store, services, payer, async (step) => {
+    await step('request', async () => {
+      id = (await services.transfers.transferOut(scope, transferBody(payer))).id;
+    });
+    for (let round = 1; round <= 5; round++)
+      await step(`jobs round ${round}`, () => services.worker.drain({ platformId: scope.platformId }, 1));
+  });
+  const payment = await services.transactions.get(scope, id);
+  if (payment.status !== 'COMPLETED') throw new Error(`the captured lifecycle ended ${payment.status}`);
+  return lifecycle;
+}
+
+/**
+ * What the steps `run` takes wrote, phase by phase (each `step` is a phase): the rows of any flow, not only
+ * the sandbox's transfer-out (bench/lab/bank.ts captures a production payout up to its bank file's batch).
+ */
+export async function capturePhases(
+  store: Store,
+  services: Services,
+  payer: Payer,
+  run: (step: (name: string, work: () => Promise<unknown>) => Promise<void>) => Promise<void>,
+): Promise<Lifecycle> {
   const phases: Phase[] = [];
   // Whatever other platforms left queued runs first, so the diff holds this lifecycle alone.
   await services.worker.drain();
   let before = await snapshot(store);
-  const step = async (name: string, run: () => Promise<unknown>) => {
-    await run();
+  await run(async (name, work) => {
+    await work();
     const after = await snapshot(store);
     const changes = diff(before, after);
     if (changes.length > 0) phases.push({ name, changes });
     before = after;
-  };
-  let id = '';
-  await step('request', async () => {
-    id = (await services.transfers.transferOut(scope, transferBody(payer))).id;
   });
-  for (let round = 1; round <= 5; round++)
-    await step(`jobs round ${round}`, () => services.worker.drain({ platformId: scope.platformId }, 1));
-  const payment = await services.transactions.get(scope, id);
-  if (payment.status !== 'COMPLETED') throw new Error(`the captured lifecycle ended ${payment.status}`);
   const newIds = phases.flatMap((p) =>
     p.changes.filter((c) => c.kind === 'insert' && typeof c.row.id === 'string').map((c) => c.row.id as string),
   );
@@ -122,6 +137,9 @@ export function describeLifecycle(l: Lifecycle): string[] {
   });
 }
 
+const COMPACT_UUID = /^[0-9a-f]{32}$/;
+const compact = (id: string) => id.slice(id.indexOf(':') + 1).replaceAll('-', '');
+
 /**
  * The same rows with new ids, for another payer, with every time column moved by `shiftMs`: a map from
  * each old id to its new one (time-ordered, as the service's are) is applied to every text column (JSON
@@ -129,7 +147,16 @@ export function describeLifecycle(l: Lifecycle): string[] {
  */
 export function remap(l: Lifecycle, payer: Payer, shiftMs = 0) {
   const map = new Map<string, string>();
-  for (const id of l.newIds) map.set(id, `${id.slice(0, id.indexOf(':') + 1)}${uuidv7()}`);
+  // Matched whole only (a column that is the compact form), so that the search inside text stays as it was.
+  const compacts = new Map<string, string>();
+  for (const id of l.newIds) {
+    const fresh = `${id.slice(0, id.indexOf(':') + 1)}${uuidv7()}`;
+    map.set(id, fresh);
+    // The compact form a bank file names a payment by (rails/iso20022/ids.ts: the uuid's 32 hex digits), as
+    // rail_payments.rail_reference holds it: each copy gets its own EndToEndId.
+    const [from, to] = [compact(id), compact(fresh)];
+    if (COMPACT_UUID.test(from)) compacts.set(from, to);
+  }
   map.set(l.payer.accountId, payer.accountId);
   map.set(l.payer.destination, payer.destination);
   map.set(l.payer.customerId, payer.customerId);
@@ -137,7 +164,7 @@ export function remap(l: Lifecycle, payer: Payer, shiftMs = 0) {
   const shift = BigInt(shiftMs);
   const value = (column: string, v: Value): Value => {
     if (typeof v === 'string') {
-      const exact = map.get(v);
+      const exact = map.get(v) ?? compacts.get(v);
       if (exact) return exact;
       if (!v.includes(':')) return v;
       let out = v;

@@ -113,4 +113,27 @@ describe('benches', () => {
     assert.match(out, /RATIO dashboard home/, 'the dashboard home is measured');
     assert.match(out, /RATIO GET \/quotes\?customerId=/, 'the quotes are seeded and paged');
   });
+
+  it('npm run bench:lab:bank prints its ratios and checks per engine', {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    // Copies past the first 50 real payouts, so that both ways of making them run.
+    const out = await bench('bench/lab/bank.ts', {
+      BENCH_BANK_PAYMENTS: '500',
+      BENCH_BANK_REAL: '50',
+      BENCH_BANK_DESTINATIONS: '20',
+    });
+    const count = (re: RegExp) => out.match(re)?.length ?? 0;
+    for (const line of [
+      /^ {2}RATIO export \/ copy +\d+\.\d\d×$/gm,
+      /^ {2}RATIO export \/ xmllint --schema +\d+\.\d\d×$/gm,
+      /^ {2}RATIO ingest \/ xmllint --stream +\d+\.\d\d×$/gm,
+      /^ {2}RATIO ingest \/ xmllint --stream --schema +\d+\.\d\d×$/gm,
+      /^ {2}peak RSS during the export \(this process\) +\d+ MB/gm,
+      /^ {2}peak RSS during the ingest \(this process\) +\d+ MB/gm,
+      /^ {2}checks: every file released; 500 of 500 payments COMPLETED; the ledger verifies$/gm,
+    ])
+      assert.equal(count(line), engines().length, `${line.source} once per engine\n${out}`);
+    assert.doesNotMatch(out, /CHECKS FAILED/, 'no check failed');
+  });
 });
