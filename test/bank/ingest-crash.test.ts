@@ -5,15 +5,14 @@
  * moved to processed/, and the ledger verifies. Processes all the way, on the engine under test.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { client, createTestDatabase, type TestDatabase } from '../helpers/harness.ts';
 import { writeCamt054, type EntrySpec } from '../helpers/bank-files.ts';
-import { schemaDirForTests } from '../helpers/iso20022.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { runCliOk, spawnServer, type ServerProcess } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
-import { eurRatesFile } from './fixtures.ts';
+import { bankConnectorsFile, eurRatesFile } from './fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const DEBTOR = 'DE89370400440532013000';
@@ -44,23 +43,7 @@ describe('kill -9 during a bank file ingest', () => {
   before(async () => {
     database = await createTestDatabase();
     const ratesFile = eurRatesFile(dir, { fixedMinor: 25, variableBps: 20 });
-    const connectorsFile = join(dir, 'connectors.json');
-    writeFileSync(
-      connectorsFile,
-      JSON.stringify({
-        connectors: {
-          'bank-eu': {
-            type: 'iso20022',
-            debtor: { name: 'Acme Payouts SA', iban: DEBTOR, bic: 'COBADEFFXXX' },
-            outbox: join(dir, 'outbox'),
-            inbox,
-            schemas: schemaDirForTests(),
-            inboxPollMs: 200,
-          },
-        },
-        routes: [{ currency: 'EUR', connector: 'bank-eu' }],
-      }),
-    );
+    const connectorsFile = bankConnectorsFile(dir, { inboxPollMs: 200 }).file;
     env = { ...database.env, RATES_FILE: ratesFile, CONNECTORS_FILE: connectorsFile };
   });
   after(async () => {

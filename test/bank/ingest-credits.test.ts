@@ -11,33 +11,18 @@ import { randomBytes } from 'node:crypto';
 import type { IngestOutcome } from '../../src/services/bank/incoming.ts';
 import { createTestDatabase, useServer, type TestPlatform } from '../helpers/harness.ts';
 import { camt054Xml, type EntrySpec } from '../helpers/bank-files.ts';
-import { schemaDirForTests, xmllintValidates } from '../helpers/iso20022.ts';
+import { xmllintValidates } from '../helpers/iso20022.ts';
 import { after, before, describe, it } from '../helpers/node-test.ts';
 import { runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dirs.ts';
-import { eurRatesFile } from './fixtures.ts';
+import { bankConnectorsFile, eurRatesFile } from './fixtures.ts';
 
 const DEBTOR = 'DE89370400440532013000';
 const OPERATOR_TOKEN = randomBytes(16).toString('hex');
 const dir = tempDir('bank-ingest');
 const inbox = join(dir, 'inbox');
 const ratesFile = eurRatesFile(dir, { fixedMinor: 25, variableBps: 20 });
-const connectorsFile = join(dir, 'connectors.json');
-writeFileSync(
-  connectorsFile,
-  JSON.stringify({
-    connectors: {
-      'bank-eu': {
-        type: 'iso20022',
-        debtor: { name: 'Acme Payouts SA', iban: DEBTOR, bic: 'COBADEFFXXX' },
-        outbox: join(dir, 'outbox'),
-        inbox,
-        schemas: schemaDirForTests(),
-      },
-    },
-    routes: [{ currency: 'EUR', connector: 'bank-eu' }],
-  }),
-);
+const connectorsFile = bankConnectorsFile(dir).file;
 const ENV = { RUN_WORKERS: 'false', RATES_FILE: ratesFile, CONNECTORS_FILE: connectorsFile, OPERATOR_TOKEN };
 
 let serial = 0;

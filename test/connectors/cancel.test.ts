@@ -50,15 +50,14 @@ describe('cancelling a payment a connector holds, and the bound on calls at once
   const server = useServer({ CONNECTORS_FILE: file, ACME_SECRET: SECRET, OPERATOR_TOKEN: OPERATOR });
 
   async function startAdapter(): Promise<void> {
-    const vars = {
-      CONNECTOR_SECRET: SECRET,
-      SERVICE_URL: server.baseUrl,
-      CONNECTOR_NAME: 'acme',
-      SETTLE_AFTER_MS: '50',
-      DELAY_ANSWER_MS: String(DELAY_ANSWER_MS),
-      STATE_FILE: join(folder, 'adapter-state.json'),
-    };
-    adapter = await spawnReferenceAdapter(adapterPort, vars);
+    adapter = await spawnReferenceAdapter({
+      port: adapterPort,
+      secret: SECRET,
+      serviceUrl: server.baseUrl,
+      settleAfterMs: 50,
+      delayAnswerMs: DELAY_ANSWER_MS,
+      stateFile: join(folder, 'adapter-state.json'),
+    });
   }
   after(() => adapter?.stop());
 

@@ -43,14 +43,12 @@ describe('kill -9 between submit and record', () => {
     );
     env = { ...database.env, CONNECTORS_FILE: file, ACME_SECRET: SECRET };
     // Its callbacks go nowhere (the servers' ports are not known yet): the servers learn outcomes by polling.
-    const vars = {
-      CONNECTOR_SECRET: SECRET,
-      SERVICE_URL: `http://127.0.0.1:${await freePort()}`,
-      CONNECTOR_NAME: 'acme',
-      SETTLE_AFTER_MS: '100',
-      DELAY_ANSWER_MS: String(ANSWER_DELAY_MS),
-    };
-    adapter = await spawnReferenceAdapter(adapterPort, vars);
+    adapter = await spawnReferenceAdapter({
+      port: adapterPort,
+      secret: SECRET,
+      serviceUrl: `http://127.0.0.1:${await freePort()}`,
+      delayAnswerMs: ANSWER_DELAY_MS,
+    });
   });
   after(async () => {
     for (const server of servers) await server.stop();

@@ -38,14 +38,12 @@ describe('the generic HTTP connector, with the reference adapter as a real proce
   const server = useServer({ CONNECTORS_FILE: file, ACME_SECRET: SECRET, OPERATOR_TOKEN: OPERATOR });
 
   async function startAdapter(): Promise<void> {
-    const vars = {
-      CONNECTOR_SECRET: SECRET,
-      SERVICE_URL: server.baseUrl,
-      CONNECTOR_NAME: 'acme',
-      SETTLE_AFTER_MS: '100',
-      STATE_FILE: join(folder, 'adapter-state.json'),
-    };
-    adapter = await spawnReferenceAdapter(adapterPort, vars);
+    adapter = await spawnReferenceAdapter({
+      port: adapterPort,
+      secret: SECRET,
+      serviceUrl: server.baseUrl,
+      stateFile: join(folder, 'adapter-state.json'),
+    });
   }
   after(() => adapter?.stop());
 

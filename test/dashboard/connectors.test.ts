@@ -73,14 +73,12 @@ describe(`the dashboard's connectors screen and rail timeline (${engine})`, () =
   const server = useServer({ CONNECTORS_FILE: file, ACME_SECRET: SECRET, OPERATOR_TOKEN: OPERATOR, JOB_POLL_MS: '50' });
 
   async function startAdapter(): Promise<void> {
-    const vars = {
-      CONNECTOR_SECRET: SECRET,
-      SERVICE_URL: server.baseUrl,
-      CONNECTOR_NAME: 'acme',
-      SETTLE_AFTER_MS: '100',
-      STATE_FILE: join(folder, 'adapter-state.json'),
-    };
-    adapter = await spawnReferenceAdapter(adapterPort, vars);
+    adapter = await spawnReferenceAdapter({
+      port: adapterPort,
+      secret: SECRET,
+      serviceUrl: server.baseUrl,
+      stateFile: join(folder, 'adapter-state.json'),
+    });
   }
   after(() => adapter?.stop());
 
